@@ -1,0 +1,57 @@
+// tra-run: run a TRA workflow deck on MPI ranks.
+//
+// Exit status: 0 ok, 2 user error (deck, data, options; printed once, by rank 0),
+// 1 internal error (printed by the rank that hit it; all ranks are stopped).
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <iostream>
+
+#include "tra/app/run_deck.hpp"
+#include "tra/common/error.hpp"
+#include "tra/common/log.hpp"
+#include "tra/io/hdf5/handle.hpp"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  tra::Log::rank = rank;
+
+  tra::app::RunOptions opt;
+  CLI::App app{"tra-run: run a tensor-relational workflow deck (EinSum graph -> TRA -> IA) on MPI ranks"};
+  app.add_option("deck", opt.deck, "the YAML workflow deck")->required();
+  app.add_flag("--explain", opt.explain, "print the partitioning, the TRA plan and the IA plan with predicted costs");
+  app.add_flag("--dry-run", opt.dry_run, "plan only: stop before execution, write nothing");
+  app.add_option("--output-dir", opt.output_dir, "folder for output files given with relative paths (default: current folder)");
+  app.add_flag("-v,--verbose", opt.verbose, "show every operator as it runs");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = 0;
+    if (rank == 0) code = app.exit(e);
+    else code = e.get_exit_code();
+    MPI_Finalize();
+    return code == 0 ? 0 : 2;
+  }
+  tra::Log::verbose = opt.verbose;
+
+  int status = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    tra::io::hdf5::silence_errors();
+    try {
+      tra::comm::Communicator comm(MPI_COMM_WORLD);
+      tra::app::run_deck(opt, comm);
+    } catch (const tra::UserError& e) {
+      if (rank == 0) std::cerr << "tra-run: error: " << e.what() << std::endl;
+      status = 2;
+    } catch (const std::exception& e) {
+      std::cerr << "tra-run: internal error on rank " << rank << ": " << e.what() << std::endl;
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  MPI_Finalize();
+  return status;
+}

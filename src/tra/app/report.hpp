@@ -1,0 +1,15 @@
+#pragma once
+// The closing report: per IA operator, time, predicted and measured floats
+// moved, and GFLOP/s; then totals and one summary line that scripts parse:
+//   tra-run: execute <s> s, <gflop> GFLOP, <rate> GFLOP/s, <n> floats moved
+#include <string>
+#include <vector>
+
+#include "tra/exec/executor.hpp"
+#include "tra/physical/ia_plan.hpp"
+
+namespace tra::app {
+
+std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double execute_seconds);
+
+}  // namespace tra::app

@@ -1,0 +1,133 @@
+#include "tra/app/run_deck.hpp"
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tra/app/report.hpp"
+#include "tra/common/log.hpp"
+#include "tra/common/timer.hpp"
+#include "tra/exec/executor.hpp"
+#include "tra/io/deck/deck_reader.hpp"
+#include "tra/io/hdf5/reader.hpp"
+#include "tra/io/hdf5/writer.hpp"
+#include "tra/logical/lower.hpp"
+#include "tra/physical/compile.hpp"
+
+namespace tra::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PlannedOutput {
+  const io::OutputDecl* decl;
+  std::string path;  // resolved
+  int ia_node;
+};
+
+std::string resolve_output(const std::string& file, const std::string& output_dir) {
+  fs::path p(file);
+  if (p.is_relative() && !output_dir.empty()) p = fs::path(output_dir) / p;
+  return p.lexically_normal().string();
+}
+
+std::string partitioning_text(const logical::Lowering& low) {
+  std::ostringstream os;
+  for (const auto& [stmt, d] : low.d) {
+    os << "  " << stmt << ": d = {";
+    bool first = true;
+    for (const auto& [label, parts] : d) {
+      os << (first ? "" : ", ") << label << ": " << parts;
+      first = false;
+    }
+    os << "}\n";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+void run_deck(const RunOptions& opt, const comm::Communicator& c) {
+  Stopwatch total;
+  Log::progress("reading deck " + opt.deck);
+  const io::Workflow wf = io::read_deck(opt.deck);
+  for (const auto& t : wf.tensors)
+    if (auto h = std::get_if<io::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
+
+  Log::progress("planning for " + std::to_string(c.size()) + " rank(s)");
+  Stopwatch planning;
+  const logical::Lowering low = logical::lower(wf, c.size());
+  const physical::IaPlan ia = physical::compile(low.plan, c.size());
+  const double plan_seconds = planning.seconds();
+
+  std::vector<PlannedOutput> outputs;
+  for (const auto& o : wf.outputs) {
+    const int tra_node = low.tensor_node.at(o.tensor);
+    const RelType& ty = low.plan.nodes[static_cast<size_t>(tra_node)].type;
+    if (!ty.standard() || low.plan.nodes[static_cast<size_t>(tra_node)].keys.size() != static_cast<size_t>(ty.tuples()))
+      throw UserError(o.loc, "'" + o.tensor + "' is a tensor relation (" + ty.str() + ") that is not a whole tensor in standard form; concat or rekey it before writing");
+    PlannedOutput p{&o, resolve_output(o.file, opt.output_dir), ia.tra_to_ia[static_cast<size_t>(tra_node)]};
+    io::hdf5::check_writable(p.path);
+    outputs.push_back(p);
+  }
+
+  const std::string tra_text = low.plan.str();
+  const std::string ia_text = ia.str();
+  if (opt.explain) {
+    Log::info("== partitioning (one d per EinSum statement)\n" + partitioning_text(low));
+    Log::info("== TRA plan\n" + tra_text);
+    Log::info("== IA plan (" + std::to_string(c.size()) + " sites)\n" + ia_text);
+  }
+  if (opt.dry_run) {
+    Log::info("dry run: planned in " + std::to_string(plan_seconds) + " s; nothing executed, nothing written");
+    return;
+  }
+
+  std::set<int> keep;
+  for (const auto& o : outputs) keep.insert(o.ia_node);
+  exec::Executor ex(ia, c, keep);
+  Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");
+  Stopwatch running;
+  ex.run([&](int node) {
+    const auto& n = ia.nodes[static_cast<size_t>(node)];
+    if (opt.verbose || running.seconds() > 1.0)
+      Log::progress("  p" + std::to_string(node) + "/" + std::to_string(ia.nodes.size()) + " " + n.name() + " " + n.detail);
+  });
+  const double execute_seconds = c.max(running.seconds());
+  const std::string report = format_report(ia, ex.stats(), execute_seconds);
+
+  // Group datasets by file; every rank writes the chunks it holds.
+  std::map<std::string, io::hdf5::FileData> files;
+  for (const auto& o : outputs) {
+    auto& f = files[o.path];
+    f.path = o.path;
+    const auto& node = ia.nodes[static_cast<size_t>(o.ia_node)];
+    io::hdf5::DatasetData ds;
+    ds.dataset = o.decl->dataset;
+    ds.tensor_shape = node.type.tensor_shape();
+    for (const Tuple& t : ex.result(o.ia_node)) {
+      // A broadcast relation is on every rank: one rank writes each chunk.
+      if (node.dist.everywhere && linearize(t.key, node.type.frontier) % c.size() != c.rank()) continue;
+      ds.local.push_back(t);
+    }
+    f.datasets.push_back(std::move(ds));
+  }
+  for (auto& [path, f] : files) {
+    f.attributes["tra_deck"] = wf.deck_text;
+    f.attributes["tra_deck_path"] = wf.deck_path;
+    f.attributes["tra_tra_plan"] = tra_text;
+    f.attributes["tra_ia_plan"] = ia_text;
+    f.attributes["tra_ranks"] = std::to_string(c.size());
+    f.attributes["tra_report"] = report;
+    Log::progress("writing " + path);
+    io::hdf5::write_file(c, f);
+  }
+
+  Log::info(report);
+  for (const auto& o : outputs)
+    Log::info("wrote " + o.decl->tensor + " to " + o.path + ":" + o.decl->dataset + "   (view: h5dump -d " + o.decl->dataset + " " + o.path + ")");
+  Log::info("total " + std::to_string(total.seconds()) + " s (planning " + std::to_string(plan_seconds) + " s)");
+}
+
+}  // namespace tra::app

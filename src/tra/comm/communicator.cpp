@@ -1,0 +1,39 @@
+#include "tra/comm/communicator.hpp"
+
+#include "tra/common/error.hpp"
+
+namespace tra::comm {
+
+Communicator::Communicator(MPI_Comm parent) {
+  TRA_MPI_CHECK(MPI_Comm_dup(parent, &comm_));
+  TRA_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+  TRA_MPI_CHECK(MPI_Comm_size(comm_, &size_));
+}
+
+Communicator::~Communicator() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void Communicator::barrier() const { TRA_MPI_CHECK(MPI_Barrier(comm_)); }
+
+bool Communicator::any(bool flag) const {
+  int in = flag ? 1 : 0, out = 0;
+  TRA_MPI_CHECK(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm_));
+  return out != 0;
+}
+
+double Communicator::max(double v) const {
+  double out = 0;
+  TRA_MPI_CHECK(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm_));
+  return out;
+}
+
+long long Communicator::sum(long long v) const {
+  long long out = 0;
+  TRA_MPI_CHECK(MPI_Allreduce(&v, &out, 1, MPI_LONG_LONG, MPI_SUM, comm_));
+  return out;
+}
+
+}  // namespace tra::comm

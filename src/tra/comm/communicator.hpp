@@ -1,0 +1,30 @@
+#pragma once
+// The engine's own duplicate of the user's communicator, freed by RAII, so that
+// TRA's collectives never match messages of the host program (the Cabana habit).
+#include <mpi.h>
+
+namespace tra::comm {
+
+class Communicator {
+ public:
+  explicit Communicator(MPI_Comm parent = MPI_COMM_WORLD);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  MPI_Comm get() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  void barrier() const;
+  // True on every rank when `flag` is true on any rank.
+  bool any(bool flag) const;
+  double max(double v) const;
+  long long sum(long long v) const;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace tra::comm

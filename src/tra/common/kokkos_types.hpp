@@ -1,0 +1,26 @@
+#pragma once
+// One header of Kokkos aliases, so that the scalar type, the execution space and
+// the memory space are chosen in exactly one place. A CUDA build of Kokkos makes
+// ExecSpace the device; chunk data then lives in device memory and host code
+// reaches it through mirrors.
+#include <Kokkos_Core.hpp>
+
+namespace tra {
+
+using Scalar = double;
+using ExecSpace = Kokkos::DefaultExecutionSpace;
+using MemSpace = ExecSpace::memory_space;
+
+// A chunk's elements, flat, row-major over the chunk shape.
+using ChunkData = Kokkos::View<Scalar*, Kokkos::LayoutRight, MemSpace>;
+using HostChunkData = ChunkData::HostMirror;
+
+// Unmanaged 2-D views over chunk memory, as KokkosBlas::gemm takes them.
+using MatrixView = Kokkos::View<Scalar**, Kokkos::LayoutRight, MemSpace,
+                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using ConstMatrixView = Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemSpace,
+                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+using RangePolicy = Kokkos::RangePolicy<ExecSpace>;
+
+}  // namespace tra

@@ -1,0 +1,33 @@
+#include "tra/core/chunk.hpp"
+
+#include "tra/common/error.hpp"
+
+namespace tra {
+
+Chunk::Chunk(const Shape& s) : shape(s), data("chunk", static_cast<size_t>(volume(s))) {}
+
+Chunk::Chunk(const Shape& s, const ChunkData& d) : shape(s), data(d) {
+  TRA_ASSERT(static_cast<Index>(d.extent(0)) == volume(s), "chunk data of " << d.extent(0)
+             << " elements for shape " << shape_string(s));
+}
+
+std::vector<Scalar> Chunk::to_host() const {
+  std::vector<Scalar> out(static_cast<size_t>(size()));
+  Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(out.data(), out.size());
+  Kokkos::deep_copy(host, data);
+  return out;
+}
+
+Chunk Chunk::from_host(const Shape& s, const std::vector<Scalar>& values) {
+  TRA_ASSERT(static_cast<Index>(values.size()) == volume(s), "values for " << shape_string(s));
+  return from_host(s, values.data());
+}
+
+Chunk Chunk::from_host(const Shape& s, const Scalar* values) {
+  Chunk c(s);
+  Kokkos::View<const Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(values, c.data.extent(0));
+  Kokkos::deep_copy(c.data, host);
+  return c;
+}
+
+}  // namespace tra

@@ -1,0 +1,52 @@
+#include "tra/core/placement.hpp"
+
+#include <sstream>
+
+#include "tra/common/error.hpp"
+
+namespace tra {
+
+Placement Placement::part(std::vector<int> dims, const Shape& frontier) {
+  std::vector<int> kept;
+  for (int d : dims)
+    if (frontier.at(static_cast<size_t>(d)) > 1) kept.push_back(d);
+  return {Kind::Part, kept, {}};
+}
+
+int Placement::site_of(const Key& key, const Shape& frontier, int nsites) const {
+  switch (kind) {
+    case Kind::Part: {
+      Index pos = 0;
+      for (int d : dims) pos = pos * frontier[static_cast<size_t>(d)] + key[static_cast<size_t>(d)];
+      return static_cast<int>(pos % nsites);
+    }
+    case Kind::Explicit: {
+      auto it = sites.find(key);
+      TRA_ASSERT(it != sites.end(), "no site recorded for key " << to_string(key));
+      return it->second;
+    }
+    case Kind::All:
+      break;
+  }
+  TRA_ASSERT(false, "site_of on a broadcast (All) relation");
+  return 0;
+}
+
+bool Placement::same_as(const Placement& o) const {
+  if (kind != o.kind) return false;
+  if (kind == Kind::Part) return dims == o.dims;
+  if (kind == Kind::Explicit) return sites == o.sites;
+  return true;
+}
+
+std::string Placement::str() const {
+  if (kind == Kind::All) return "All";
+  if (kind == Kind::Explicit) return "Explicit";
+  std::ostringstream os;
+  os << "Part<";
+  for (size_t i = 0; i < dims.size(); ++i) os << (i ? "," : "") << dims[i];
+  os << '>';
+  return os.str();
+}
+
+}  // namespace tra

@@ -1,0 +1,27 @@
+#pragma once
+// The type of a (physical) tensor relation: key arity k, array bound b and the
+// frontier f (TRA paper §3, §3.2). Under uniqueness and continuity the relation
+// holds exactly volume(f) tuples, so sizes are known without estimation (§5.3).
+#include <string>
+
+#include "tra/core/key.hpp"
+
+namespace tra {
+
+struct RelType {
+  Shape frontier;     // one entry per key dimension
+  Shape chunk_shape;  // bound b of every array
+
+  int key_arity() const { return static_cast<int>(frontier.size()); }
+  Index tuples() const { return volume(frontier); }
+  Index floats_per_tuple() const { return volume(chunk_shape); }
+  Index floats() const { return tuples() * floats_per_tuple(); }
+  // A relation is in standard form when key dimension i tiles array dimension i;
+  // then it stands for the tensor of shape frontier[i] * chunk_shape[i].
+  bool standard() const { return frontier.size() == chunk_shape.size(); }
+  Shape tensor_shape() const;
+  std::string str() const;  // "f=[2, 2] b=[2, 2]"
+  bool operator==(const RelType& o) const { return frontier == o.frontier && chunk_shape == o.chunk_shape; }
+};
+
+}  // namespace tra

@@ -1,0 +1,81 @@
+#pragma once
+// The scalar join function ⊗ of an extended EinSum (EinDecomp §3) compiled to a
+// tiny stack program over at most two inputs. It is a plain struct of fixed
+// arrays so that a kernel can copy it by value onto any device.
+#include <cmath>
+#include <string>
+
+#include "tra/common/kokkos_math.hpp"
+
+namespace tra::einsum {
+
+enum class Op : unsigned char {
+  In0, In1, Const,                  // push
+  Add, Sub, Mul, Div, Max, Min, Pow,  // binary
+  Neg, Exp, Log, Sqrt, Relu, Abs, Sq, Tanh, Sigmoid  // unary
+};
+
+struct ScalarProgram {
+  static constexpr int kMaxOps = 48;
+  static constexpr int kMaxStack = 16;
+  int size = 0;
+  Op ops[kMaxOps] = {};
+  Scalar imm[kMaxOps] = {};
+
+  KOKKOS_INLINE_FUNCTION Scalar eval(Scalar a, Scalar b) const {
+    Scalar st[kMaxStack];
+    int top = 0;
+    for (int i = 0; i < size; ++i) {
+      switch (ops[i]) {
+        case Op::In0: st[top++] = a; break;
+        case Op::In1: st[top++] = b; break;
+        case Op::Const: st[top++] = imm[i]; break;
+        case Op::Add: --top; st[top - 1] = st[top - 1] + st[top]; break;
+        case Op::Sub: --top; st[top - 1] = st[top - 1] - st[top]; break;
+        case Op::Mul: --top; st[top - 1] = st[top - 1] * st[top]; break;
+        case Op::Div: --top; st[top - 1] = st[top - 1] / st[top]; break;
+        case Op::Max: --top; st[top - 1] = st[top - 1] > st[top] ? st[top - 1] : st[top]; break;
+        case Op::Min: --top; st[top - 1] = st[top - 1] < st[top] ? st[top - 1] : st[top]; break;
+        case Op::Pow: --top; st[top - 1] = kmath::pow(st[top - 1], st[top]); break;
+        case Op::Neg: st[top - 1] = -st[top - 1]; break;
+        case Op::Exp: st[top - 1] = kmath::exp(st[top - 1]); break;
+        case Op::Log: st[top - 1] = kmath::log(st[top - 1]); break;
+        case Op::Sqrt: st[top - 1] = kmath::sqrt(st[top - 1]); break;
+        case Op::Relu: st[top - 1] = st[top - 1] > 0 ? st[top - 1] : Scalar(0); break;
+        case Op::Abs: st[top - 1] = kmath::fabs(st[top - 1]); break;
+        case Op::Sq: st[top - 1] = st[top - 1] * st[top - 1]; break;
+        case Op::Tanh: st[top - 1] = kmath::tanh(st[top - 1]); break;
+        case Op::Sigmoid: st[top - 1] = Scalar(1) / (Scalar(1) + kmath::exp(-st[top - 1])); break;
+      }
+    }
+    return st[0];
+  }
+
+  // True when the program is exactly in0 * in1 (either order): a contraction,
+  // which runs as GEMM.
+  bool is_product() const;
+  // True when the program is exactly in0: a copy.
+  bool is_identity() const;
+  int flops_per_eval() const;  // arithmetic operations, for GFLOP/s
+  int inputs_used() const;     // 0, 1 or 2 (highest input slot read + 1)
+  std::string str(const std::string& x = "x", const std::string& y = "y") const;  // infix text
+};
+
+// ⊕: the aggregation of an EinSum. None means no label is aggregated.
+enum class AggOp { None, Sum, Max, Min };
+
+const char* agg_name(AggOp op);
+
+KOKKOS_INLINE_FUNCTION Scalar agg_identity(AggOp op) {
+  if (op == AggOp::Max) return -Scalar(HUGE_VAL);
+  if (op == AggOp::Min) return Scalar(HUGE_VAL);
+  return Scalar(0);
+}
+
+KOKKOS_INLINE_FUNCTION Scalar agg_combine(AggOp op, Scalar acc, Scalar v) {
+  if (op == AggOp::Max) return acc > v ? acc : v;
+  if (op == AggOp::Min) return acc < v ? acc : v;
+  return acc + v;
+}
+
+}  // namespace tra::einsum

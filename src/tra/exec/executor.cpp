@@ -1,0 +1,87 @@
+#include "tra/exec/executor.hpp"
+
+#include "tra/comm/exchange.hpp"
+#include "tra/common/error.hpp"
+#include "tra/common/timer.hpp"
+#include "tra/io/generators.hpp"
+#include "tra/io/hdf5/reader.hpp"
+
+namespace tra::exec {
+
+using physical::IaNode;
+
+Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep)
+    : plan_(plan), comm_(c), keep_(std::move(keep)), results_(plan.nodes.size()), stats_(plan.nodes.size()) {}
+
+const std::vector<Tuple>& Executor::result(int node) const { return results_.at(static_cast<size_t>(node)); }
+
+std::vector<Tuple> Executor::scan(const IaNode& n) const {
+  std::vector<Key> mine;
+  for (const auto& [k, site] : n.dist.at)
+    if (site == comm_.rank()) mine.push_back(k);
+  const io::TensorDecl& t = *n.source;
+  if (auto h = std::get_if<io::Hdf5Source>(&t.source)) return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine);
+  const auto& g = std::get<io::Generator>(t.source);
+  std::vector<Tuple> out;
+  for (const Key& k : mine) out.push_back({k, io::generate_chunk(g, t.shape, n.type.chunk_shape, k)});
+  return out;
+}
+
+std::vector<Tuple> Executor::execute(const IaNode& n, Index& moved) {
+  auto in = [&](size_t k) -> const std::vector<Tuple>& { return results_[static_cast<size_t>(n.inputs.at(k))]; };
+  switch (n.kind) {
+    case IaNode::Kind::Scan:
+      return scan(n);
+    case IaNode::Kind::Bcast: {
+      comm::Moved m;
+      auto out = comm::broadcast(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, m);
+      moved = m.floats;
+      return out;
+    }
+    case IaNode::Kind::Shuffle: {
+      comm::Moved m;
+      const int s = comm_.size();
+      auto site = [&](const Key& k) { return n.placement.site_of(k, n.type.frontier, s); };
+      auto out = comm::shuffle(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, site, m);
+      moved = m.floats;
+      return out;
+    }
+    case IaNode::Kind::LocalJoin:
+      return logical::join(in(0), in(1), n.keys_left, n.keys_right, n.join);
+    case IaNode::Kind::LocalAgg:
+      return logical::aggregate(in(0), n.group_by, n.agg);
+    case IaNode::Kind::LocalFilter:
+      return logical::filter(in(0), *n.predicate);
+    case IaNode::Kind::LocalMap: {
+      std::vector<Tuple> out;
+      for (const Tuple& t : in(0))
+        for (Tuple& o : n.map(t)) out.push_back(std::move(o));
+      return out;
+    }
+  }
+  TRA_ASSERT(false, "unknown IA node kind");
+  return {};
+}
+
+void Executor::run(const std::function<void(int node)>& before_node) {
+  // Last consumer of every node, so memory is released early.
+  std::vector<int> last_use(plan_.nodes.size(), -1);
+  for (size_t i = 0; i < plan_.nodes.size(); ++i)
+    for (int j : plan_.nodes[i].inputs) last_use[static_cast<size_t>(j)] = static_cast<int>(i);
+
+  for (size_t i = 0; i < plan_.nodes.size(); ++i) {
+    const IaNode& n = plan_.nodes[i];
+    if (before_node) before_node(static_cast<int>(i));
+    Stopwatch sw;
+    Index moved = 0;
+    results_[i] = execute(n, moved);
+    Kokkos::fence();
+    const double local_seconds = sw.seconds();
+    stats_[i].seconds = comm_.max(local_seconds);
+    if (n.kind == IaNode::Kind::Bcast || n.kind == IaNode::Kind::Shuffle) stats_[i].floats_moved = comm_.sum(moved);
+    for (int j : n.inputs)
+      if (last_use[static_cast<size_t>(j)] == static_cast<int>(i) && !keep_.count(j)) results_[static_cast<size_t>(j)].clear();
+  }
+}
+
+}  // namespace tra::exec

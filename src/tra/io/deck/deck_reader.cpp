@@ -1,0 +1,325 @@
+#include "tra/io/deck/deck_reader.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tra/einsum/parser.hpp"
+
+namespace tra::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DeckReader {
+ public:
+  DeckReader(std::string name, std::string base_dir) : name_(std::move(name)), base_(std::move(base_dir)) {}
+
+  Workflow read(const std::string& text) {
+    Workflow wf;
+    wf.deck_path = name_;
+    wf.deck_text = text;
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      throw UserError(SourceLoc{name_, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
+    }
+    if (!root.IsMap()) throw UserError(SourceLoc{name_, 1, 1}, "a deck is a YAML mapping with keys tensors, graph, outputs, run");
+    check_keys(root, {"tensors", "graph", "outputs", "run"}, "the deck");
+    if (!root["tensors"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'tensors' section");
+    if (!root["graph"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'graph' section");
+    read_tensors(root["tensors"], wf);
+    read_graph(root["graph"], wf);
+    if (root["outputs"]) read_outputs(root["outputs"], wf);
+    if (root["run"]) read_run(root["run"], wf);
+    return wf;
+  }
+
+ private:
+  SourceLoc loc(const YAML::Node& n) const { return {name_, n.Mark().line + 1, n.Mark().column + 1}; }
+  // Where the text of a scalar starts: past the opening quote of a quoted one.
+  SourceLoc text_loc(const YAML::Node& n) const {
+    SourceLoc l = loc(n);
+    if (n.Tag() == "!") l.column += 1;
+    return l;
+  }
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw UserError(loc(n), msg); }
+
+  void check_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& where) const {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = it->first.as<std::string>();
+      if (!allowed.count(key)) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(it->first, "unknown key '" + key + "' in " + where + "; expected one of: " + list);
+      }
+    }
+  }
+
+  std::string scalar(const YAML::Node& parent, const char* key, const std::string& where) const {
+    const YAML::Node n = parent[key];
+    if (!n) fail(parent, where + " needs '" + key + "'");
+    if (!n.IsScalar()) fail(n, std::string("'") + key + "' must be a single value");
+    return n.as<std::string>();
+  }
+
+  Index integer(const YAML::Node& n, const std::string& what, Index min_value) const {
+    if (!n.IsScalar()) fail(n, what + " must be an integer");
+    const std::string s = n.as<std::string>();
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(s, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used != s.size() || s.empty()) fail(n, what + " must be an integer, found '" + s + "'");
+    if (v < min_value) fail(n, what + " must be at least " + std::to_string(min_value) + ", found " + s);
+    return v;
+  }
+
+  Shape shape(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsSequence()) fail(n, what + " must be a list of positive integers such as [1000, 500]");
+    Shape s;
+    for (const auto& e : n) s.push_back(integer(e, "each extent of " + what, 1));
+    return s;
+  }
+
+  static bool valid_name(const std::string& s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+    for (char c : s)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    return true;
+  }
+
+  std::string resolve(const std::string& file) const {
+    fs::path p(file);
+    if (p.is_relative() && !base_.empty()) p = fs::path(base_) / p;
+    return p.lexically_normal().string();
+  }
+
+  void read_tensors(const YAML::Node& list, Workflow& wf) {
+    if (!list.IsSequence()) fail(list, "'tensors' must be a list of tensors, each with name, shape and source");
+    std::set<std::string> seen;
+    for (const auto& t : list) {
+      if (!t.IsMap()) fail(t, "each tensor is a mapping with name, shape, optional chunk, and source");
+      check_keys(t, {"name", "shape", "chunk", "source"}, "a tensor");
+      TensorDecl d;
+      d.loc = loc(t);
+      d.name = scalar(t, "name", "a tensor");
+      if (!valid_name(d.name)) fail(t["name"], "tensor name '" + d.name + "' must be a letter or '_' followed by letters, digits or '_'");
+      if (!seen.insert(d.name).second) fail(t["name"], "tensor '" + d.name + "' is declared twice");
+      if (!t["shape"]) fail(t, "tensor '" + d.name + "' needs 'shape'");
+      d.shape = shape(t["shape"], "shape");
+      if (t["chunk"]) {
+        d.chunk = shape(t["chunk"], "chunk");
+        if (d.chunk->size() != d.shape.size()) fail(t["chunk"], "chunk has " + std::to_string(d.chunk->size()) + " extents but shape has " + std::to_string(d.shape.size()));
+        for (size_t i = 0; i < d.shape.size(); ++i)
+          if (d.shape[i] % (*d.chunk)[i] != 0)
+            fail(t["chunk"], "chunk extent " + std::to_string((*d.chunk)[i]) + " does not divide shape extent " + std::to_string(d.shape[i]) + " (dimension " + std::to_string(i) + ")");
+      }
+      const YAML::Node src = t["source"];
+      if (!src) fail(t, "tensor '" + d.name + "' needs 'source': a generator such as uniform(-1, 1, 7) or {file: ..., dataset: ...}");
+      if (src.IsScalar()) {
+        d.source = parse_generator(src.as<std::string>(), text_loc(src));
+      } else if (src.IsMap()) {
+        check_keys(src, {"file", "dataset"}, "an HDF5 source");
+        Hdf5Source h;
+        h.file = resolve(scalar(src, "file", "an HDF5 source"));
+        h.dataset = scalar(src, "dataset", "an HDF5 source");
+        d.source = h;
+      } else {
+        fail(src, "'source' must be a generator string or {file: ..., dataset: ...}");
+      }
+      wf.tensors.push_back(d);
+    }
+  }
+
+  void read_graph(const YAML::Node& list, Workflow& wf) {
+    if (!list.IsSequence()) fail(list, "'graph' must be a list of statements");
+    for (const auto& s : list) {
+      if (s.IsScalar()) {
+        wf.graph.push_back(einsum::parse_einsum(s.as<std::string>(), text_loc(s)));
+      } else if (s.IsMap()) {
+        wf.graph.push_back(read_tra_statement(s));
+      } else {
+        fail(s, "a statement is an EinSum string such as \"C[i,k] = sum_j A[i,j] * B[j,k]\" or a TRA mapping with 'op'");
+      }
+    }
+  }
+
+  TraStatement read_tra_statement(const YAML::Node& s) {
+    TraStatement t;
+    t.loc = loc(s);
+    const std::string op = scalar(s, "op", "a TRA statement");
+    t.input = scalar(s, "input", "a TRA statement");
+    t.output = scalar(s, "output", "a TRA statement");
+    if (!valid_name(t.output)) fail(s["output"], "output name '" + t.output + "' is not a valid name");
+    if (op == "filter") {
+      check_keys(s, {"op", "input", "output", "where"}, "a filter");
+      t.op = TraStatement::Op::Filter;
+      t.expr = scalar(s, "where", "a filter");
+      t.expr_loc = text_loc(s["where"]);
+    } else if (op == "rekey") {
+      check_keys(s, {"op", "input", "output", "key"}, "a rekey");
+      t.op = TraStatement::Op::ReKey;
+      t.expr = scalar(s, "key", "a rekey");
+      t.expr_loc = text_loc(s["key"]);
+    } else if (op == "transform") {
+      check_keys(s, {"op", "input", "output", "kernel"}, "a transform");
+      t.op = TraStatement::Op::Transform;
+      t.expr = scalar(s, "kernel", "a transform");
+      t.expr_loc = text_loc(s["kernel"]);
+      if (t.expr != "diag") einsum::parse_scalar_function(t.expr, t.expr_loc);  // reports errors now
+    } else if (op == "tile") {
+      check_keys(s, {"op", "input", "output", "dim", "size"}, "a tile");
+      t.op = TraStatement::Op::Tile;
+      if (!s["dim"] || !s["size"]) fail(s, "a tile needs 'dim' (array dimension) and 'size' (tile size)");
+      t.dim = static_cast<int>(integer(s["dim"], "dim", 0));
+      t.size = integer(s["size"], "size", 1);
+      t.expr_loc = loc(s["size"]);
+    } else if (op == "concat") {
+      check_keys(s, {"op", "input", "output", "key_dim", "dim"}, "a concat");
+      t.op = TraStatement::Op::Concat;
+      if (!s["dim"] || !s["key_dim"]) fail(s, "a concat needs 'key_dim' (key dimension) and 'dim' (array dimension)");
+      t.key_dim = static_cast<int>(integer(s["key_dim"], "key_dim", 0));
+      t.dim = static_cast<int>(integer(s["dim"], "dim", 0));
+      t.expr_loc = loc(s["key_dim"]);
+    } else {
+      fail(s["op"], "unknown op '" + op + "'; expected filter, rekey, transform, tile or concat");
+    }
+    return t;
+  }
+
+  void read_outputs(const YAML::Node& list, Workflow& wf) {
+    if (!list.IsSequence()) fail(list, "'outputs' must be a list of {tensor, file, dataset}");
+    for (const auto& o : list) {
+      if (!o.IsMap()) fail(o, "each output is a mapping {tensor, file, dataset}");
+      check_keys(o, {"tensor", "file", "dataset"}, "an output");
+      OutputDecl d;
+      d.loc = loc(o);
+      d.tensor = scalar(o, "tensor", "an output");
+      d.file = scalar(o, "file", "an output");
+      d.dataset = o["dataset"] ? o["dataset"].as<std::string>() : "/" + d.tensor;
+      if (d.dataset.empty() || d.dataset[0] != '/') d.dataset = "/" + d.dataset;
+      for (const auto& prev : wf.outputs)
+        if (prev.file == d.file && prev.dataset == d.dataset) fail(o, "dataset " + d.dataset + " of " + d.file + " is written twice");
+      wf.outputs.push_back(d);
+    }
+  }
+
+  void read_run(const YAML::Node& run, Workflow& wf) {
+    if (!run.IsMap()) fail(run, "'run' must be a mapping");
+    check_keys(run, {"partitioning"}, "run");
+    const YAML::Node p = run["partitioning"];
+    if (!p) return;
+    if (!p.IsMap()) fail(p, "'partitioning' maps 'default' or a statement's output name to its parts per label");
+    for (auto it = p.begin(); it != p.end(); ++it) {
+      const std::string key = it->first.as<std::string>();
+      if (key == "default") {
+        const std::string v = it->second.as<std::string>();
+        if (v == "rows") wf.run.default_partitioning = RunOptions::DefaultPartitioning::Rows;
+        else if (v == "none") wf.run.default_partitioning = RunOptions::DefaultPartitioning::None;
+        else fail(it->second, "unknown default partitioning '" + v + "'; expected rows or none");
+        continue;
+      }
+      if (!it->second.IsMap()) fail(it->second, "the partitioning of '" + key + "' maps labels to parts, as in {i: 2, j: 1}");
+      auto& d = wf.run.partitioning[key];
+      wf.run.partitioning_loc[key] = loc(it->first);
+      for (auto l = it->second.begin(); l != it->second.end(); ++l)
+        d[l->first.as<std::string>()] = integer(l->second, "the parts of label " + l->first.as<std::string>(), 1);
+    }
+  }
+
+  std::string name_, base_;
+};
+
+}  // namespace
+
+Generator parse_generator(const std::string& text, const SourceLoc& where) {
+  std::string name;
+  size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  const size_t name_start = i;
+  while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) name += text[i++];
+  std::vector<double> args;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  if (i < text.size() && text[i] == '(') {
+    ++i;
+    for (;;) {
+      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+      if (i < text.size() && text[i] == ')') { ++i; break; }
+      size_t used = 0;
+      try {
+        args.push_back(std::stod(text.substr(i), &used));
+      } catch (...) {
+        throw UserError(where.shifted(static_cast<int>(i)), "expected a number in the generator's arguments");
+      }
+      i += used;
+      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+      if (i < text.size() && text[i] == ',') { ++i; continue; }
+      if (i < text.size() && text[i] == ')') { ++i; break; }
+      throw UserError(where.shifted(static_cast<int>(i)), "expected ',' or ')' in the generator's arguments");
+    }
+  }
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  if (i != text.size()) throw UserError(where.shifted(static_cast<int>(i)), "unexpected text after the generator");
+  Generator g;
+  auto need = [&](size_t lo, size_t hi, const char* usage) {
+    if (args.size() < lo || args.size() > hi)
+      throw UserError(where.shifted(static_cast<int>(name_start)), std::string("generator takes ") + usage);
+  };
+  if (name == "uniform") {
+    need(3, 3, "uniform(low, high, seed)");
+    g.kind = Generator::Kind::Uniform;
+  } else if (name == "normal") {
+    need(3, 3, "normal(mean, stddev, seed)");
+    g.kind = Generator::Kind::Normal;
+  } else if (name == "zeros" || name == "ones" || name == "identity") {
+    need(0, 0, "no arguments");
+    g.kind = name == "zeros" ? Generator::Kind::Zeros : name == "ones" ? Generator::Kind::Ones : Generator::Kind::Identity;
+  } else if (name == "arange") {
+    need(0, 2, "arange, arange(start) or arange(start, step)");
+    g.kind = Generator::Kind::Arange;
+    g.a = 0;
+    g.b = 1;
+    if (args.size() >= 1) g.a = args[0];
+    if (args.size() == 2) g.b = args[1];
+    return g;
+  } else {
+    throw UserError(where.shifted(static_cast<int>(name_start)),
+                    "unknown source '" + text + "'; expected uniform(low, high, seed), normal(mean, stddev, seed), zeros, ones, identity, arange(start, step) or {file: ..., dataset: ...}");
+  }
+  if (args.size() == 3) {
+    g.a = args[0];
+    g.b = args[1];
+    if (args[2] < 0 || args[2] != static_cast<double>(static_cast<std::uint64_t>(args[2])))
+      throw UserError(where.shifted(static_cast<int>(name_start)), "the seed must be a non-negative integer");
+    g.seed = static_cast<std::uint64_t>(args[2]);
+    if (g.kind == Generator::Kind::Uniform && !(g.a < g.b))
+      throw UserError(where.shifted(static_cast<int>(name_start)), "uniform(low, high, seed) needs low < high");
+    if (g.kind == Generator::Kind::Normal && !(g.b > 0))
+      throw UserError(where.shifted(static_cast<int>(name_start)), "normal(mean, stddev, seed) needs stddev > 0");
+  }
+  return g;
+}
+
+Workflow parse_deck(const std::string& text, const std::string& name, const std::string& base_dir) {
+  return DeckReader(name, base_dir).read(text);
+}
+
+Workflow read_deck(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError("cannot open deck '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string base = fs::path(path).parent_path().string();
+  return parse_deck(ss.str(), path, base);
+}
+
+}  // namespace tra::io

@@ -1,0 +1,17 @@
+#pragma once
+// YAML deck → Workflow. Every error names file:line:column and what was
+// expected; unknown keys are errors. docs/deck.md documents every key.
+#include <string>
+
+#include "tra/io/deck/workflow.hpp"
+
+namespace tra::io {
+
+Workflow read_deck(const std::string& path);
+// For tests: a deck given as text, reported under `name`.
+Workflow parse_deck(const std::string& text, const std::string& name, const std::string& base_dir);
+
+// "uniform(-1, 1, 7)" and friends.
+Generator parse_generator(const std::string& text, const SourceLoc& where);
+
+}  // namespace tra::io

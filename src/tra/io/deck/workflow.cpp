@@ -1,0 +1,49 @@
+#include "tra/io/deck/workflow.hpp"
+
+#include <sstream>
+
+namespace tra::io {
+
+std::string Generator::str() const {
+  std::ostringstream os;
+  switch (kind) {
+    case Kind::Uniform: os << "uniform(" << a << ", " << b << ", " << seed << ")"; break;
+    case Kind::Normal: os << "normal(" << a << ", " << b << ", " << seed << ")"; break;
+    case Kind::Zeros: os << "zeros"; break;
+    case Kind::Ones: os << "ones"; break;
+    case Kind::Identity: os << "identity"; break;
+    case Kind::Arange: os << "arange(" << a << ", " << b << ")"; break;
+  }
+  return os.str();
+}
+
+std::string TraStatement::str() const {
+  std::ostringstream os;
+  os << output << " = ";
+  switch (op) {
+    case Op::Filter: os << "Filter(" << expr << ")(" << input << ")"; break;
+    case Op::ReKey: os << "ReKey(" << expr << ")(" << input << ")"; break;
+    case Op::Transform: os << "Transform(" << expr << ")(" << input << ")"; break;
+    case Op::Tile: os << "Tile(" << dim << ", " << size << ")(" << input << ")"; break;
+    case Op::Concat: os << "Concat(" << key_dim << ", " << dim << ")(" << input << ")"; break;
+  }
+  return os.str();
+}
+
+const TensorDecl* Workflow::find_tensor(const std::string& name) const {
+  for (const auto& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+const std::string& statement_output(const Statement& s) {
+  if (auto e = std::get_if<einsum::EinSum>(&s)) return e->output.name;
+  return std::get<TraStatement>(s).output;
+}
+
+const SourceLoc& statement_loc(const Statement& s) {
+  if (auto e = std::get_if<einsum::EinSum>(&s)) return e->loc;
+  return std::get<TraStatement>(s).loc;
+}
+
+}  // namespace tra::io

@@ -1,0 +1,80 @@
+#pragma once
+// What a deck describes, validated: tensors and where their data comes from, the
+// graph of statements in order, what to write where, and run options.
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tra/common/error.hpp"
+#include "tra/core/key.hpp"
+#include "tra/einsum/statement.hpp"
+#include "tra/logical/key_expr.hpp"
+
+namespace tra::io {
+
+struct Generator {
+  enum class Kind { Uniform, Normal, Zeros, Ones, Identity, Arange } kind = Kind::Zeros;
+  double a = 0, b = 1;      // uniform(low, high, seed) / normal(mean, stddev, seed) / arange(start, step)
+  std::uint64_t seed = 0;
+  std::string str() const;
+};
+
+struct Hdf5Source {
+  std::string file;     // resolved against the deck's folder
+  std::string dataset;
+};
+
+struct TensorDecl {
+  std::string name;
+  Shape shape;
+  std::optional<Shape> chunk;  // chunk shape, if the deck fixes it
+  std::variant<Generator, Hdf5Source> source;
+  SourceLoc loc;
+};
+
+// A statement of the TRA that EinSum does not say (TRA paper §3.1).
+struct TraStatement {
+  enum class Op { Filter, ReKey, Transform, Tile, Concat } op = Op::Filter;
+  std::string input, output;
+  std::string expr;        // filter predicate, rekey map, or transform kernel ("diag", "relu(x)")
+  SourceLoc expr_loc;
+  int dim = 0;             // tile: array dim; concat: array dim
+  int key_dim = 0;         // concat: key dim
+  Index size = 0;          // tile: tile size
+  SourceLoc loc;
+  std::string str() const;
+};
+
+using Statement = std::variant<einsum::EinSum, TraStatement>;
+
+struct OutputDecl {
+  std::string tensor;
+  std::string file;     // resolved against --output-dir or the deck's folder
+  std::string dataset;
+  SourceLoc loc;
+};
+
+struct RunOptions {
+  enum class DefaultPartitioning { Rows, None } default_partitioning = DefaultPartitioning::Rows;
+  // statement output name -> label -> number of parts
+  std::map<std::string, std::map<std::string, Index>> partitioning;
+  std::map<std::string, SourceLoc> partitioning_loc;
+};
+
+struct Workflow {
+  std::string deck_path;
+  std::string deck_text;
+  std::vector<TensorDecl> tensors;
+  std::vector<Statement> graph;
+  std::vector<OutputDecl> outputs;
+  RunOptions run;
+
+  const TensorDecl* find_tensor(const std::string& name) const;
+};
+
+const std::string& statement_output(const Statement& s);
+const SourceLoc& statement_loc(const Statement& s);
+
+}  // namespace tra::io

@@ -1,0 +1,84 @@
+#include "tra/io/generators.hpp"
+
+#include "tra/common/error.hpp"
+#include "tra/common/kokkos_math.hpp"
+#include "tra/kernels/strided.hpp"
+
+namespace tra::io {
+namespace {
+
+// splitmix64: a bijective mix of a 64-bit counter.
+KOKKOS_INLINE_FUNCTION std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// A uniform double in (0, 1) from (seed, counter).
+KOKKOS_INLINE_FUNCTION double unit(std::uint64_t seed, std::uint64_t counter) {
+  const std::uint64_t h = mix(mix(seed) ^ counter);
+  return (static_cast<double>(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+}  // namespace
+
+Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_shape, const Key& key) {
+  const int rank = static_cast<int>(shape.size());
+  TRA_ASSERT(rank <= kernels::kMaxRank, "tensor rank " << rank);
+  // Walk the chunk's elements; stride_a gives the tensor-wide row-major position.
+  const Shape tensor_strides = kernels::row_major_strides(shape);
+  kernels::Walk w;
+  w.rank = rank;
+  Index base = 0;
+  for (int d = 0; d < rank; ++d) {
+    w.extent[d] = chunk_shape[d];
+    w.stride_a[d] = tensor_strides[d];
+    base += key[d] * chunk_shape[d] * tensor_strides[d];
+  }
+  // For identity: the element is on the diagonal when every index is equal;
+  // stride_b/stride_c carry the first index and the chunk offsets.
+  Index offset[kernels::kMaxRank] = {};
+  for (int d = 0; d < rank; ++d) offset[d] = key[d] * chunk_shape[d];
+  Chunk out(chunk_shape);
+  auto v = out.data;
+  const auto kind = g.kind;
+  const double a = g.a, b = g.b;
+  const std::uint64_t seed = g.seed;
+  Kokkos::parallel_for("tra::generate", RangePolicy(0, w.count()), KOKKOS_LAMBDA(const Index p) {
+    Index global, unused_b, unused_c;
+    w.offsets(p, global, unused_b, unused_c);
+    global += base;
+    const auto n = static_cast<std::uint64_t>(global);
+    double x = 0;
+    switch (kind) {
+      case Generator::Kind::Uniform: x = a + (b - a) * unit(seed, n); break;
+      case Generator::Kind::Normal: {
+        // Box-Muller on two independent uniforms of this element.
+        const double u1 = unit(seed, 2 * n), u2 = unit(seed, 2 * n + 1);
+        x = a + b * kmath::sqrt(-2.0 * kmath::log(u1)) * kmath::cos(6.283185307179586 * u2);
+        break;
+      }
+      case Generator::Kind::Zeros: x = 0; break;
+      case Generator::Kind::Ones: x = 1; break;
+      case Generator::Kind::Identity: {
+        // Recover each index of the element from p and compare.
+        Index q = p, first = -1;
+        bool diag = true;
+        for (int d = w.rank - 1; d >= 0; --d) {
+          const Index i = q % w.extent[d] + offset[d];
+          q /= w.extent[d];
+          if (first < 0) first = i;
+          else diag = diag && (i == first);
+        }
+        x = diag ? 1 : 0;
+        break;
+      }
+      case Generator::Kind::Arange: x = a + b * static_cast<double>(global); break;
+    }
+    v(p) = x;
+  });
+  return out;
+}
+
+}  // namespace tra::io

@@ -1,0 +1,14 @@
+#pragma once
+// Deterministic tensor generators. An element's value depends only on the seed
+// and its position in the whole tensor (a counter-based hash, no sequential
+// state), so every rank produces exactly its own chunks and the tensor is the
+// same whatever the chunking or the rank count.
+#include "tra/core/chunk.hpp"
+#include "tra/io/deck/workflow.hpp"
+
+namespace tra::io {
+
+// The chunk at `key` of a tensor of `shape` split into chunks of `chunk_shape`.
+Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_shape, const Key& key);
+
+}  // namespace tra::io

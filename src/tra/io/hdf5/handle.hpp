@@ -1,0 +1,50 @@
+#pragma once
+// Move-only RAII owners of HDF5 identifiers (the parthenon habit): a handle
+// closes its id with the right H5*close when it goes out of scope, also on the
+// error path.
+#include <hdf5.h>
+
+#include <utility>
+
+namespace tra::io::hdf5 {
+
+template <herr_t (*Close)(hid_t)>
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(hid_t id) : id_(id) {}
+  ~Handle() { reset(); }
+  Handle(Handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)) {}
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, H5I_INVALID_HID);
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  void reset() {
+    if (id_ >= 0) Close(id_);
+    id_ = H5I_INVALID_HID;
+  }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+};
+
+using File = Handle<H5Fclose>;
+using Dataset = Handle<H5Dclose>;
+using Dataspace = Handle<H5Sclose>;
+using Datatype = Handle<H5Tclose>;
+using PropList = Handle<H5Pclose>;
+using Attribute = Handle<H5Aclose>;
+using Group = Handle<H5Gclose>;
+
+// Turn off HDF5's own printing of error stacks: TRA reports errors itself.
+void silence_errors();
+
+}  // namespace tra::io::hdf5

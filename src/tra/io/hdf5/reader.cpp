@@ -1,0 +1,59 @@
+#include "tra/io/hdf5/reader.hpp"
+
+#include <filesystem>
+
+#include "tra/io/hdf5/handle.hpp"
+
+namespace tra::io::hdf5 {
+
+void validate_source(const TensorDecl& t, const Hdf5Source& src) {
+  const std::string what = "tensor '" + t.name + "': ";
+  if (!std::filesystem::exists(src.file)) throw UserError(t.loc, what + "HDF5 file '" + src.file + "' does not exist");
+  if (H5Fis_hdf5(src.file.c_str()) <= 0) throw UserError(t.loc, what + "'" + src.file + "' is not an HDF5 file");
+  File f(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!f.valid()) throw UserError(t.loc, what + "cannot open HDF5 file '" + src.file + "'");
+  if (H5Lexists(f.get(), src.dataset.c_str(), H5P_DEFAULT) <= 0 ||
+      H5Oexists_by_name(f.get(), src.dataset.c_str(), H5P_DEFAULT) <= 0)
+    throw UserError(t.loc, what + "no dataset '" + src.dataset + "' in '" + src.file + "'");
+  Dataset d(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT));
+  if (!d.valid()) throw UserError(t.loc, what + "'" + src.dataset + "' in '" + src.file + "' is not a dataset");
+  Datatype ty(H5Dget_type(d.get()));
+  const H5T_class_t cls = H5Tget_class(ty.get());
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER)
+    throw UserError(t.loc, what + "dataset '" + src.dataset + "' holds neither floats nor integers");
+  Dataspace sp(H5Dget_space(d.get()));
+  const int rank = H5Sget_simple_extent_ndims(sp.get());
+  std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
+  if (rank > 0) H5Sget_simple_extent_dims(sp.get(), dims.data(), nullptr);
+  Shape have(dims.begin(), dims.end());
+  if (rank != static_cast<int>(t.shape.size()))
+    throw UserError(t.loc, what + "dataset '" + src.dataset + "' has rank " + std::to_string(rank) + " (shape " + shape_string(have) +
+                               ") but the deck declares rank " + std::to_string(t.shape.size()) + " (shape " + shape_string(t.shape) + ")");
+  if (have != t.shape)
+    throw UserError(t.loc, what + "dataset '" + src.dataset + "' has shape " + shape_string(have) + " but the deck declares " + shape_string(t.shape));
+}
+
+std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape,
+                               const std::vector<Key>& keys) {
+  PropList fapl(TRA_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
+  TRA_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
+  File f(TRA_H5_CHECK(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, fapl.get())));
+  Dataset d(TRA_H5_CHECK(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT)));
+  Dataspace file_space(TRA_H5_CHECK(H5Dget_space(d.get())));
+  const int rank = static_cast<int>(chunk_shape.size());
+  std::vector<hsize_t> count(chunk_shape.begin(), chunk_shape.end());
+  Dataspace mem_space(TRA_H5_CHECK(H5Screate_simple(rank, count.data(), nullptr)));
+  std::vector<Tuple> out;
+  std::vector<Scalar> buffer(static_cast<size_t>(volume(chunk_shape)));
+  // Independent reads: ranks own different numbers of chunks.
+  for (const Key& k : keys) {
+    std::vector<hsize_t> start(static_cast<size_t>(rank));
+    for (int i = 0; i < rank; ++i) start[i] = static_cast<hsize_t>(k[i] * chunk_shape[i]);
+    TRA_H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
+    TRA_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()));
+    out.push_back({k, Chunk::from_host(chunk_shape, buffer)});
+  }
+  return out;
+}
+
+}  // namespace tra::io::hdf5

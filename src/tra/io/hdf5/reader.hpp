@@ -1,0 +1,22 @@
+#pragma once
+// Reading input tensors from HDF5 datasets. Validation (the file opens, the
+// dataset exists, is numeric, and has the declared rank and shape) happens
+// before anything runs, so a bad deck fails early with file and dataset named.
+// Each rank then reads only the chunks it owns, as hyperslabs.
+#include <vector>
+
+#include "tra/comm/communicator.hpp"
+#include "tra/core/tensor_relation.hpp"
+#include "tra/io/deck/workflow.hpp"
+
+namespace tra::io::hdf5 {
+
+// Throws UserError (at the tensor's deck location) when the source does not match.
+void validate_source(const TensorDecl& t, const Hdf5Source& src);
+
+// The chunks at `keys`, each of `chunk_shape`. Collective over `c` (the file is
+// opened with MPI-IO); every rank must call it, possibly with no keys.
+std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape,
+                               const std::vector<Key>& keys);
+
+}  // namespace tra::io::hdf5

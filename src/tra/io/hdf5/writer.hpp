@@ -1,0 +1,34 @@
+#pragma once
+// Writing results. Every file is created collectively under a temporary name
+// next to its final path, each rank writes the chunks it holds as hyperslabs,
+// attributes record the run, and only after every dataset is complete and the
+// file closed does rank 0 rename it into place. A failed run never leaves a
+// truncated file over a good one.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tra/comm/communicator.hpp"
+#include "tra/core/tensor_relation.hpp"
+
+namespace tra::io::hdf5 {
+
+struct DatasetData {
+  std::string dataset;            // "/C" or "/group/C"
+  Shape tensor_shape;
+  std::vector<Tuple> local;       // the chunks this rank writes (standard-form keys)
+};
+
+struct FileData {
+  std::string path;                           // final path
+  std::vector<DatasetData> datasets;
+  std::map<std::string, std::string> attributes;  // identical on every rank
+};
+
+// Collective. Returns after the file is in place on every rank.
+void write_file(const comm::Communicator& c, const FileData& f);
+
+// Throws UserError when `path`'s folder does not exist or is not writable.
+void check_writable(const std::string& path);
+
+}  // namespace tra::io::hdf5

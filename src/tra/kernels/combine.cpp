@@ -1,0 +1,32 @@
+#include "tra/kernels/combine.hpp"
+
+#include "tra/common/error.hpp"
+
+namespace tra::kernels {
+
+void combine_into(einsum::AggOp op, Chunk& acc, const Chunk& x) {
+  TRA_ASSERT(acc.shape == x.shape, "combining chunks " << shape_string(acc.shape) << " and " << shape_string(x.shape));
+  auto a = acc.data;
+  auto b = x.data;
+  Kokkos::parallel_for("tra::combine", RangePolicy(0, acc.size()), KOKKOS_LAMBDA(const Index i) {
+    a(i) = einsum::agg_combine(op, a(i), b(i));
+  });
+}
+
+Chunk clone(const Chunk& c) {
+  Chunk out(c.shape);
+  Kokkos::deep_copy(out.data, c.data);
+  return out;
+}
+
+Chunk map_elements(const einsum::ScalarProgram& f, const Chunk& in) {
+  Chunk out(in.shape);
+  auto a = in.data;
+  auto c = out.data;
+  Kokkos::parallel_for("tra::map_elements", RangePolicy(0, in.size()), KOKKOS_LAMBDA(const Index i) {
+    c(i) = f.eval(a(i), Scalar(0));
+  });
+  return out;
+}
+
+}  // namespace tra::kernels

@@ -1,0 +1,172 @@
+#include "tra/kernels/einsum_kernel.hpp"
+
+#include <KokkosBlas3_gemm.hpp>
+#include <algorithm>
+#include <sstream>
+
+#include "tra/common/error.hpp"
+#include "tra/kernels/blocks.hpp"
+#include "tra/kernels/strided.hpp"
+
+namespace tra::kernels {
+
+using einsum::Label;
+using einsum::Labels;
+
+namespace {
+
+bool has(const Labels& ls, const Label& l) { return std::find(ls.begin(), ls.end(), l) != ls.end(); }
+
+int position(const Labels& ls, const Label& l) {
+  return static_cast<int>(std::find(ls.begin(), ls.end(), l) - ls.begin());
+}
+
+Labels concat(std::initializer_list<const Labels*> parts) {
+  Labels out;
+  for (const Labels* p : parts) out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
+
+// perm such that permuting `from` by it gives `to`.
+std::vector<int> permutation(const Labels& from, const Labels& to) {
+  std::vector<int> perm;
+  for (const auto& l : to) perm.push_back(position(from, l));
+  return perm;
+}
+
+}  // namespace
+
+EinSumKernel::EinSumKernel(const einsum::EinSum& st, const std::map<Label, Index>& extent)
+    : x_labels_(st.inputs.at(0).labels),
+      z_labels_(st.output.labels),
+      agg_labels_(st.agg_labels),
+      extent_(extent),
+      agg_(st.agg),
+      join_(st.join),
+      inputs_(static_cast<int>(st.inputs.size())) {
+  if (inputs_ > 1) y_labels_ = st.inputs[1].labels;
+  TRA_ASSERT(z_labels_.size() <= static_cast<size_t>(kMaxRank) && agg_labels_.size() <= static_cast<size_t>(kMaxRank),
+             "too many labels for one kernel");
+  if (inputs_ == 2 && agg_ == einsum::AggOp::Sum && join_.is_product()) {
+    bool private_agg = false;
+    for (const auto& l : agg_labels_) private_agg |= !(has(x_labels_, l) && has(y_labels_, l));
+    if (!private_agg) {
+      gemm_ = true;
+      for (const auto& l : z_labels_) {
+        if (has(x_labels_, l) && has(y_labels_, l)) batch_.push_back(l);
+        else if (has(x_labels_, l)) rows_.push_back(l);
+        else cols_.push_back(l);
+      }
+      for (const auto& l : x_labels_)
+        if (!has(z_labels_, l)) contracted_.push_back(l);
+    }
+  }
+}
+
+Shape EinSumKernel::shape_of(const Labels& ls) const {
+  Shape s;
+  for (const auto& l : ls) s.push_back(extent_.at(l));
+  return s;
+}
+
+std::string EinSumKernel::name() const { return gemm_ ? "gemm" : "einsum-loop"; }
+
+double EinSumKernel::flops() const {
+  const double nz = static_cast<double>(volume(z_shape()));
+  double na = 1;
+  for (const auto& l : agg_labels_) na *= static_cast<double>(extent_.at(l));
+  if (gemm_) return 2.0 * nz * na;
+  return nz * na * (join_.flops_per_eval() + (agg_ == einsum::AggOp::None ? 0 : 1));
+}
+
+Chunk EinSumKernel::apply(const Chunk& x, const Chunk* y) const {
+  TRA_ASSERT(x.shape == x_shape(), "kernel input x " << shape_string(x.shape) << " expected " << shape_string(x_shape()));
+  if (inputs_ == 2)
+    TRA_ASSERT(y && y->shape == y_shape(), "kernel input y expected " << shape_string(y_shape()));
+  return gemm_ ? apply_gemm(x, *y) : apply_generic(x, y);
+}
+
+Chunk EinSumKernel::apply_generic(const Chunk& x, const Chunk* y) const {
+  const Shape sx = row_major_strides(x_shape());
+  const Shape sy = inputs_ == 2 ? row_major_strides(y_shape()) : Shape{};
+  const Shape zs = z_shape();
+  const Shape sz = row_major_strides(zs);
+  auto stride_in = [&](const Labels& ls, const Shape& strides, const Label& l) -> Index {
+    return has(ls, l) ? strides[static_cast<size_t>(position(ls, l))] : 0;
+  };
+  Walk out, inner;
+  out.rank = static_cast<int>(z_labels_.size());
+  for (int d = 0; d < out.rank; ++d) {
+    const Label& l = z_labels_[d];
+    out.extent[d] = zs[d];
+    out.stride_a[d] = stride_in(x_labels_, sx, l);
+    out.stride_b[d] = inputs_ == 2 ? stride_in(y_labels_, sy, l) : 0;
+    out.stride_c[d] = sz[d];
+  }
+  inner.rank = static_cast<int>(agg_labels_.size());
+  for (int d = 0; d < inner.rank; ++d) {
+    const Label& l = agg_labels_[d];
+    inner.extent[d] = extent_.at(l);
+    inner.stride_a[d] = stride_in(x_labels_, sx, l);
+    inner.stride_b[d] = inputs_ == 2 ? stride_in(y_labels_, sy, l) : 0;
+  }
+  Chunk z(zs);
+  auto xd = x.data;
+  auto yd = inputs_ == 2 ? y->data : x.data;
+  auto zd = z.data;
+  const auto prog = join_;
+  const auto agg = agg_;
+  const Index n_inner = inner.count();
+  Kokkos::parallel_for("tra::einsum_loop", RangePolicy(0, out.count()), KOKKOS_LAMBDA(const Index p) {
+    Index ox, oy, oz;
+    out.offsets(p, ox, oy, oz);
+    if (agg == einsum::AggOp::None) {
+      zd(oz) = prog.eval(xd(ox), yd(oy));
+      return;
+    }
+    Scalar acc = einsum::agg_identity(agg);
+    for (Index q = 0; q < n_inner; ++q) {
+      Index ax, ay, unused;
+      inner.offsets(q, ax, ay, unused);
+      acc = einsum::agg_combine(agg, acc, prog.eval(xd(ox + ax), yd(oy + ay)));
+    }
+    zd(oz) = acc;
+  });
+  return z;
+}
+
+Chunk EinSumKernel::apply_gemm(const Chunk& x, const Chunk& y) const {
+  // Bring x to [batch, rows, contracted] (or [batch, contracted, rows], read
+  // transposed), y to [batch, contracted, cols] (or transposed), and compute z as
+  // [batch, rows, cols] with one GEMM per batch index.
+  const Labels x_n = concat({&batch_, &rows_, &contracted_}), x_t = concat({&batch_, &contracted_, &rows_});
+  const Labels y_n = concat({&batch_, &contracted_, &cols_}), y_t = concat({&batch_, &cols_, &contracted_});
+  const Labels z_n = concat({&batch_, &rows_, &cols_});
+
+  Chunk xa = x, ya = y;
+  const char* ta = "N";
+  const char* tb = "N";
+  if (x_labels_ == x_t && !rows_.empty() && !contracted_.empty()) ta = "T";
+  else if (x_labels_ != x_n) xa = permute(x, permutation(x_labels_, x_n));
+  if (y_labels_ == y_t && !cols_.empty() && !contracted_.empty()) tb = "T";
+  else if (y_labels_ != y_n) ya = permute(y, permutation(y_labels_, y_n));
+
+  auto product = [&](const Labels& ls) {
+    Index n = 1;
+    for (const auto& l : ls) n *= extent_.at(l);
+    return n;
+  };
+  const Index nb = product(batch_), m = product(rows_), n = product(cols_), k = product(contracted_);
+  Shape zn_shape = shape_of(z_n);
+  Chunk zc(zn_shape);
+  for (Index b = 0; b < nb; ++b) {
+    ConstMatrixView A(xa.data.data() + b * m * k, ta[0] == 'N' ? m : k, ta[0] == 'N' ? k : m);
+    ConstMatrixView B(ya.data.data() + b * k * n, tb[0] == 'N' ? k : n, tb[0] == 'N' ? n : k);
+    MatrixView C(zc.data.data() + b * m * n, m, n);
+    KokkosBlas::gemm(ta, tb, Scalar(1), A, B, Scalar(0), C);
+  }
+  if (z_labels_ == z_n) return zc;
+  return permute(zc, permutation(z_n, z_labels_));
+}
+
+}  // namespace tra::kernels

@@ -1,0 +1,45 @@
+#pragma once
+// The kernel K of EinDecomp §4.3 (equation 5): given one chunk of each input, it
+// computes the chunk of the output over the output labels, applying ⊗ to joined
+// elements and ⊕ over the labels aggregated inside the chunk.
+//
+// Contractions (⊗ = *, ⊕ = sum, no label private to one input and absent from
+// the output) permute to batched GEMM and call KokkosBlas::gemm; everything else
+// runs a Kokkos parallel loop over output elements.
+#include <map>
+#include <string>
+
+#include "tra/core/chunk.hpp"
+#include "tra/einsum/statement.hpp"
+
+namespace tra::kernels {
+
+class EinSumKernel {
+ public:
+  // `extent` gives each label's extent inside one chunk.
+  EinSumKernel(const einsum::EinSum& st, const std::map<einsum::Label, Index>& extent);
+
+  Chunk apply(const Chunk& x, const Chunk* y) const;
+  Shape x_shape() const { return shape_of(x_labels_); }
+  Shape y_shape() const { return shape_of(y_labels_); }
+  Shape z_shape() const { return shape_of(z_labels_); }
+  double flops() const;  // per call
+  bool uses_gemm() const { return gemm_; }
+  std::string name() const;
+
+ private:
+  Shape shape_of(const einsum::Labels& ls) const;
+  Chunk apply_generic(const Chunk& x, const Chunk* y) const;
+  Chunk apply_gemm(const Chunk& x, const Chunk& y) const;
+
+  einsum::Labels x_labels_, y_labels_, z_labels_, agg_labels_;
+  std::map<einsum::Label, Index> extent_;
+  einsum::AggOp agg_;
+  einsum::ScalarProgram join_;
+  int inputs_;
+  bool gemm_ = false;
+  // GEMM plan: the label groups and, per operand, the order to permute to.
+  einsum::Labels batch_, rows_, cols_, contracted_;
+};
+
+}  // namespace tra::kernels

@@ -1,0 +1,346 @@
+#include "tra/logical/lower.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "tra/einsum/parser.hpp"
+
+namespace tra::logical {
+namespace {
+
+using einsum::EinSum;
+using einsum::Label;
+using einsum::Labels;
+
+std::vector<Key> all_keys(const Shape& frontier) {
+  std::vector<Key> keys;
+  keys.reserve(static_cast<size_t>(volume(frontier)));
+  for_each_key(frontier, [&](const Key& k) { keys.push_back(k); });
+  return keys;
+}
+
+Shape bounding_frontier(const std::vector<Key>& keys, int arity) {
+  Shape f(static_cast<size_t>(arity), 0);
+  for (const Key& k : keys)
+    for (int i = 0; i < arity; ++i) f[i] = std::max(f[i], k[i] + 1);
+  return f;
+}
+
+// The largest divisor of n that is at most p.
+Index largest_divisor_upto(Index n, Index p) {
+  for (Index q = std::min(n, p); q > 1; --q)
+    if (n % q == 0) return q;
+  return 1;
+}
+
+int position(const Labels& ls, const Label& l) { return static_cast<int>(std::find(ls.begin(), ls.end(), l) - ls.begin()); }
+bool has(const Labels& ls, const Label& l) { return std::find(ls.begin(), ls.end(), l) != ls.end(); }
+
+class Lowerer {
+ public:
+  Lowerer(const io::Workflow& wf, int nranks) : wf_(wf), nranks_(nranks) {
+    for (const auto& s : wf.graph) later_outputs_.insert(io::statement_output(s));
+  }
+
+  Lowering run() {
+    for (const auto& s : wf_.graph) {
+      const std::string& out = io::statement_output(s);
+      later_outputs_.erase(out);
+      if (wf_.find_tensor(out)) throw UserError(io::statement_loc(s), "statement redefines '" + out + "', which is declared as an input tensor");
+      if (out_.tensor_node.count(out)) throw UserError(io::statement_loc(s), "'" + out + "' is computed twice; give each statement its own output name");
+      if (auto e = std::get_if<EinSum>(&s)) lower_einsum(*e);
+      else lower_tra(std::get<io::TraStatement>(s));
+    }
+    for (const auto& [name, _] : wf_.run.partitioning)
+      if (!out_.d.count(name))
+        throw UserError(wf_.run.partitioning_loc.at(name), "partitioning names '" + name + "', which no EinSum statement computes");
+    // Inputs that are only written out (never consumed) still need a node.
+    for (const auto& o : wf_.outputs) {
+      if (out_.tensor_node.count(o.tensor)) continue;
+      const io::TensorDecl* t = wf_.find_tensor(o.tensor);
+      if (!t) throw UserError(o.loc, "output names '" + o.tensor + "', which is neither a declared tensor nor computed by a statement");
+      Shape grid(t->shape.size(), 1);
+      if (!grid.empty()) grid[0] = largest_divisor_upto(t->shape[0], nranks_);
+      input_node(*t, grid);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  int add(TraNode n) {
+    out_.plan.nodes.push_back(std::move(n));
+    return static_cast<int>(out_.plan.nodes.size()) - 1;
+  }
+  const TraNode& node(int i) const { return out_.plan.nodes[static_cast<size_t>(i)]; }
+
+  // The node holding a tensor, reading it from its source the first time. A
+  // declared chunk shape wins; otherwise the first consumer's grid is used.
+  int input_node(const io::TensorDecl& t, const Shape& wanted_grid) {
+    auto it = out_.tensor_node.find(t.name);
+    if (it != out_.tensor_node.end()) return it->second;
+    TraNode n;
+    n.kind = TraNode::Kind::Input;
+    n.tensor = t.name;
+    n.statement = "input " + t.name;
+    n.source = &t;
+    Shape grid = wanted_grid;
+    if (t.chunk)
+      for (size_t i = 0; i < grid.size(); ++i) grid[i] = t.shape[i] / (*t.chunk)[i];
+    n.type.frontier = grid;
+    for (size_t i = 0; i < grid.size(); ++i) n.type.chunk_shape.push_back(t.shape[i] / grid[i]);
+    n.keys = all_keys(grid);
+    const int id = add(std::move(n));
+    out_.tensor_node[t.name] = id;
+    return id;
+  }
+
+  [[noreturn]] void unknown(const std::string& name, const SourceLoc& where) const {
+    if (later_outputs_.count(name))
+      throw UserError(where, "'" + name + "' is used before the statement that computes it (statements run in order; a cycle cannot be computed)");
+    throw UserError(where, "unknown tensor '" + name + "': declare it under tensors or compute it in an earlier statement");
+  }
+
+  // Shape of a tensor available now (declared, or the standard-form output of an earlier statement).
+  Shape tensor_shape(const std::string& name, const SourceLoc& where) const {
+    if (const io::TensorDecl* t = wf_.find_tensor(name)) return t->shape;
+    auto it = out_.tensor_node.find(name);
+    if (it == out_.tensor_node.end()) unknown(name, where);
+    const RelType& ty = node(it->second).type;
+    if (!ty.standard())
+      throw UserError(where, "'" + name + "' is a tensor relation with " + std::to_string(ty.key_arity()) + " key dimensions but chunks of rank " +
+                                 std::to_string(ty.chunk_shape.size()) + "; an EinSum needs one key dimension per array dimension (concat or rekey it first)");
+    return ty.tensor_shape();
+  }
+
+  std::map<Label, Index> bounds_of(const EinSum& e) const {
+    std::map<Label, Index> bound;
+    std::map<Label, std::string> seen_in;
+    for (const auto& in : e.inputs) {
+      const Shape s = tensor_shape(in.name, in.loc);
+      if (s.size() != in.labels.size())
+        throw UserError(in.loc, "'" + in.name + "' has rank " + std::to_string(s.size()) + " (shape " + shape_string(s) + ") but is written with " +
+                                    std::to_string(in.labels.size()) + " labels");
+      for (size_t i = 0; i < s.size(); ++i) {
+        const Label& l = in.labels[i];
+        auto it = bound.find(l);
+        if (it != bound.end() && it->second != s[i])
+          throw UserError(in.loc, "label '" + l + "' has extent " + std::to_string(it->second) + " in " + seen_in[l] + " but " + std::to_string(s[i]) + " in " + in.name);
+        bound[l] = s[i];
+        seen_in.emplace(l, in.name);
+      }
+    }
+    return bound;
+  }
+
+  std::map<Label, Index> choose_d(const EinSum& e, const std::map<Label, Index>& bound) {
+    std::map<Label, Index> d;
+    for (const auto& [l, _] : bound) d[l] = 1;
+    auto manual = wf_.run.partitioning.find(e.output.name);
+    if (manual != wf_.run.partitioning.end()) {
+      const SourceLoc& where = wf_.run.partitioning_loc.at(e.output.name);
+      for (const auto& [l, parts] : manual->second) {
+        if (!bound.count(l)) throw UserError(where, "partitioning of '" + e.output.name + "' names label '" + l + "', which its statement does not use");
+        if (bound.at(l) % parts != 0)
+          throw UserError(where, "partitioning of '" + e.output.name + "' splits label '" + l + "' (extent " + std::to_string(bound.at(l)) + ") into " +
+                                     std::to_string(parts) + " parts, which does not divide it");
+        d[l] = parts;
+      }
+    } else if (wf_.run.default_partitioning == io::RunOptions::DefaultPartitioning::Rows) {
+      const Label& first = e.output.labels.empty() ? e.agg_labels.front() : e.output.labels.front();
+      d[first] = largest_divisor_upto(bound.at(first), nranks_);
+    }
+    return d;
+  }
+
+  // The node of tensor `name` chunked on `grid`, re-chunking if needed.
+  int operand(const einsum::TensorRef& ref, const Shape& grid) {
+    int id;
+    if (const io::TensorDecl* t = wf_.find_tensor(ref.name)) id = input_node(*t, grid);
+    else id = out_.tensor_node.at(ref.name);
+    if (node(id).type.frontier == grid) return id;
+    const RelType& from = node(id).type;
+    TraNode r;
+    r.kind = TraNode::Kind::Retile;
+    r.inputs = {id};
+    r.tensor = ref.name;
+    r.statement = "re-chunk " + ref.name + " from grid " + shape_string(from.frontier) + " to " + shape_string(grid);
+    r.from_grid = from.frontier;
+    r.type.frontier = grid;
+    const Shape full = from.tensor_shape();
+    for (size_t i = 0; i < grid.size(); ++i) r.type.chunk_shape.push_back(full[i] / grid[i]);
+    r.keys = all_keys(grid);
+    return add(std::move(r));
+  }
+
+  void lower_einsum(const EinSum& e) {
+    const auto bound = bounds_of(e);
+    const auto d = choose_d(e, bound);
+    out_.d[e.output.name] = d;
+    std::map<Label, Index> extent;
+    for (const auto& [l, b] : bound) extent[l] = b / d.at(l);
+    auto kernel = std::make_shared<const kernels::EinSumKernel>(e, extent);
+    auto grid_of = [&](const Labels& ls) {
+      Shape g;
+      for (const auto& l : ls) g.push_back(d.at(l));
+      return g;
+    };
+    const std::string text = e.str();
+
+    // Join (or, with one input, Transform): the key labels of its output.
+    const Labels& lx = e.inputs[0].labels;
+    Labels key_labels = lx;
+    TraNode j;
+    j.statement = text;
+    j.einsum = kernel;
+    j.inputs.push_back(operand(e.inputs[0], grid_of(lx)));
+    if (e.inputs.size() == 2) {
+      const Labels& ly = e.inputs[1].labels;
+      j.kind = TraNode::Kind::Join;
+      j.inputs.push_back(operand(e.inputs[1], grid_of(ly)));
+      for (size_t i = 0; i < lx.size(); ++i)
+        if (has(ly, lx[i])) {
+          j.keys_left.push_back(static_cast<int>(i));
+          j.keys_right.push_back(position(ly, lx[i]));
+        }
+      for (const auto& l : ly)
+        if (!has(lx, l)) key_labels.push_back(l);
+    } else {
+      j.kind = TraNode::Kind::Transform;
+    }
+    j.type.frontier = grid_of(key_labels);
+    j.type.chunk_shape = kernel->z_shape();
+    j.keys = all_keys(j.type.frontier);
+    const int jid = add(std::move(j));
+
+    TraNode a;
+    a.kind = TraNode::Kind::Aggregate;
+    a.statement = text;
+    a.inputs = {jid};
+    a.tensor = e.output.name;
+    a.agg = e.agg == einsum::AggOp::None ? einsum::AggOp::Sum : e.agg;  // groups are singletons when nothing is aggregated
+    for (const auto& l : e.output.labels) a.group_by.push_back(position(key_labels, l));
+    a.type.frontier = grid_of(e.output.labels);
+    a.type.chunk_shape = kernel->z_shape();
+    a.keys = all_keys(a.type.frontier);
+    out_.tensor_node[e.output.name] = add(std::move(a));
+  }
+
+  void lower_tra(const io::TraStatement& s) {
+    int in;
+    if (const io::TensorDecl* t = wf_.find_tensor(s.input)) {
+      Shape grid(t->shape.size(), 1);
+      if (!grid.empty()) grid[0] = largest_divisor_upto(t->shape[0], nranks_);
+      in = input_node(*t, grid);
+    } else {
+      auto it = out_.tensor_node.find(s.input);
+      if (it == out_.tensor_node.end()) unknown(s.input, s.loc);
+      in = it->second;
+    }
+    const TraNode& src = node(in);
+    const int arity = src.type.key_arity();
+    const int rank = static_cast<int>(src.type.chunk_shape.size());
+    TraNode n;
+    n.inputs = {in};
+    n.tensor = s.output;
+    n.statement = s.str();
+    n.type = src.type;
+    switch (s.op) {
+      case io::TraStatement::Op::Filter: {
+        n.kind = TraNode::Kind::Filter;
+        n.key_fn = std::make_shared<const KeyExpr>(KeyExpr::parse_predicate(s.expr, arity, s.expr_loc));
+        for (const Key& k : src.keys)
+          if (n.key_fn->test(k)) n.keys.push_back(k);
+        if (n.keys.empty()) throw UserError(s.expr_loc, "the filter keeps no tuple of '" + s.input + "'");
+        n.type.frontier = bounding_frontier(n.keys, arity);
+        break;
+      }
+      case io::TraStatement::Op::ReKey: {
+        n.kind = TraNode::Kind::ReKey;
+        n.key_fn = std::make_shared<const KeyExpr>(KeyExpr::parse_map(s.expr, arity, s.expr_loc));
+        std::map<Key, Key> from;
+        for (const Key& k : src.keys) {
+          Key m = n.key_fn->map(k);
+          for (Index v : m)
+            if (v < 0) throw UserError(s.expr_loc, "rekey maps key " + to_string(k) + " to " + to_string(m) + ", which has a negative entry");
+          auto [it, fresh] = from.emplace(m, k);
+          if (!fresh)
+            throw UserError(s.expr_loc, "rekey maps both " + to_string(it->second) + " and " + to_string(k) + " to " + to_string(m) + ": keys must stay unique (TRA §3.2)");
+          n.keys.push_back(m);
+        }
+        std::sort(n.keys.begin(), n.keys.end());
+        n.type.frontier = bounding_frontier(n.keys, n.key_fn->out_arity());
+        break;
+      }
+      case io::TraStatement::Op::Transform: {
+        n.kind = TraNode::Kind::Transform;
+        n.keys = src.keys;
+        if (s.expr == "diag") {
+          const Shape& b = src.type.chunk_shape;
+          if (b.size() != 2 || b[0] != b[1])
+            throw UserError(s.expr_loc, "diag needs square matrix chunks, but '" + s.input + "' has chunks " + shape_string(b));
+          n.array_kernel = TraNode::ArrayKernel::Diag;
+          n.type.chunk_shape = {b[0]};
+        } else {
+          n.array_kernel = TraNode::ArrayKernel::Scalar;
+          n.scalar = einsum::parse_scalar_function(s.expr, s.expr_loc);
+        }
+        break;
+      }
+      case io::TraStatement::Op::Tile: {
+        n.kind = TraNode::Kind::Tile;
+        if (s.dim >= rank) throw UserError(s.loc, "tile dim " + std::to_string(s.dim) + " but chunks of '" + s.input + "' have rank " + std::to_string(rank));
+        if (src.type.chunk_shape[s.dim] % s.size != 0)
+          throw UserError(s.expr_loc, "tile size " + std::to_string(s.size) + " does not divide the chunk extent " + std::to_string(src.type.chunk_shape[s.dim]));
+        n.dim = s.dim;
+        n.size = s.size;
+        const Index pieces = src.type.chunk_shape[s.dim] / s.size;
+        n.type.chunk_shape[s.dim] = s.size;
+        n.type.frontier.push_back(pieces);
+        for (const Key& k : src.keys)
+          for (Index p = 0; p < pieces; ++p) {
+            Key t = k;
+            t.push_back(p);
+            n.keys.push_back(t);
+          }
+        std::sort(n.keys.begin(), n.keys.end());
+        break;
+      }
+      case io::TraStatement::Op::Concat: {
+        n.kind = TraNode::Kind::Concat;
+        if (s.key_dim >= arity) throw UserError(s.expr_loc, "concat key_dim " + std::to_string(s.key_dim) + " but '" + s.input + "' has " + std::to_string(arity) + " key dimensions");
+        if (s.dim >= rank) throw UserError(s.loc, "concat dim " + std::to_string(s.dim) + " but chunks of '" + s.input + "' have rank " + std::to_string(rank));
+        n.key_dim = s.key_dim;
+        n.dim = s.dim;
+        const Index parts = src.type.frontier[s.key_dim];
+        std::map<Key, Index> members;
+        for (const Key& k : src.keys) {
+          Key g = k;
+          g.erase(g.begin() + s.key_dim);
+          ++members[g];
+        }
+        for (const auto& [g, count] : members) {
+          if (count != parts)
+            throw UserError(s.loc, "concat along key dimension " + std::to_string(s.key_dim) + " needs " + std::to_string(parts) + " tuples per group but group " +
+                                       to_string(g) + " has " + std::to_string(count) + " (the relation has holes)");
+          n.keys.push_back(g);
+        }
+        n.type.frontier.erase(n.type.frontier.begin() + s.key_dim);
+        n.type.chunk_shape[s.dim] *= parts;
+        break;
+      }
+    }
+    out_.tensor_node[s.output] = add(std::move(n));
+  }
+
+  const io::Workflow& wf_;
+  int nranks_;
+  std::set<std::string> later_outputs_;
+  Lowering out_;
+};
+
+}  // namespace
+
+Lowering lower(const io::Workflow& wf, int nranks) { return Lowerer(wf, nranks).run(); }
+
+}  // namespace tra::logical
