@@ -125,7 +125,8 @@ class Parser {
     if (us != std::string::npos) { head = t.text.substr(0, us); tail = t.text.substr(us + 1); }
     auto it = kAgg.find(head);
     if (it == kAgg.end()) return false;
-    if (peek(1).text == "(" || peek(1).text == "[") return false;  // max(a, b) or a tensor named sum_x
+    if (peek(1).text == "[") return false;                                  // a tensor named sum_x
+    if (peek(1).text == "(" && us == std::string::npos && head != "sum") return false;  // max(a, b)
     next();
     st_.agg = it->second;
     agg_written_ = true;

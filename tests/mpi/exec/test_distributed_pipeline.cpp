@@ -1,0 +1,160 @@
+// Whole decks planned and executed on all ranks, compared with (a) a naive
+// dense evaluator and (b) the same deck run on one rank. Also checks that the
+// floats the executor moved equal the plan's prediction.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+
+#include "support/reference_evaluator.hpp"
+#include "tra/comm/exchange.hpp"
+#include "tra/exec/executor.hpp"
+#include "tra/io/deck/deck_reader.hpp"
+#include "tra/logical/lower.hpp"
+#include "tra/physical/compile.hpp"
+
+namespace tra {
+namespace {
+
+using testing::Dense;
+
+struct Outcome {
+  std::map<std::string, Dense> tensors;  // every statement output, whole, on every rank
+  Index predicted = 0, measured = 0;
+};
+
+Outcome run_on(const comm::Communicator& c, const io::Workflow& wf) {
+  const auto low = logical::lower(wf, c.size());
+  const auto ia = physical::compile(low.plan, c.size());
+  std::set<int> keep;
+  for (const auto& [name, node] : low.tensor_node) keep.insert(ia.tra_to_ia[static_cast<size_t>(node)]);
+  exec::Executor ex(ia, c, keep);
+  ex.run();
+  Outcome out;
+  for (size_t i = 0; i < ia.nodes.size(); ++i) {
+    out.predicted += ia.nodes[i].predicted_floats;
+    out.measured += ex.stats()[i].floats_moved;
+  }
+  for (const auto& [name, tra_node] : low.tensor_node) {
+    const int n = ia.tra_to_ia[static_cast<size_t>(tra_node)];
+    const auto& node = ia.nodes[static_cast<size_t>(n)];
+    if (!node.type.standard()) continue;
+    std::vector<Tuple> mine;
+    if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(n);
+    comm::Moved ignored;
+    auto all = comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, ignored);
+    out.tensors[name] = testing::assemble(all, node.type.frontier, node.type.chunk_shape);
+  }
+  return out;
+}
+
+// Bound on the rounding error of a K-long dot product of values bounded by
+// |x| <= X, |y| <= Y: K * eps * K * X * Y (each of K additions errs by at most
+// eps times the partial sum, itself at most K X Y). Different chunkings sum in
+// a different order, so results may differ by twice that.
+double dot_tolerance(Index k, double x, double y) { return 2.0 * double(k) * DBL_EPSILON * double(k) * x * y; }
+
+void expect_close(const Dense& a, const Dense& b, double tol, const std::string& what) {
+  EXPECT_LE(testing::max_abs_diff(a, b), tol) << what;
+}
+
+class Pipeline : public ::testing::TestWithParam<std::pair<const char*, double>> {};
+
+TEST_P(Pipeline, MatchesReferenceAndOneRank) {
+  const auto [text, tol] = GetParam();
+  const io::Workflow wf = io::parse_deck(text, "case.yaml", "");
+  comm::Communicator world;
+  const Outcome dist = run_on(world, wf);
+  EXPECT_EQ(dist.predicted, dist.measured) << "placement is deterministic: prediction must equal measurement";
+
+  // The same deck on one rank: split the world into single-rank communicators.
+  MPI_Comm self;
+  MPI_Comm_split(MPI_COMM_WORLD, world.rank(), 0, &self);
+  Outcome one;
+  {
+    comm::Communicator solo(self);
+    one = run_on(solo, wf);
+  }
+  MPI_Comm_free(&self);
+  EXPECT_EQ(one.measured, 0);
+
+  const auto ref = testing::evaluate_workflow(wf);
+  for (const auto& [name, dense] : ref) {
+    if (!dist.tensors.count(name)) continue;
+    expect_close(dist.tensors.at(name), dense, tol, name + " vs reference");
+    expect_close(dist.tensors.at(name), one.tensors.at(name), tol, name + " vs one rank");
+  }
+}
+
+// Inputs are uniform in [-1, 1]: |x|, |y| <= 1.
+INSTANTIATE_TEST_SUITE_P(
+    Decks, Pipeline,
+    ::testing::Values(
+        std::make_pair(R"yaml(
+tensors:
+  - {name: A, shape: [16, 12], source: "uniform(-1, 1, 1)"}
+  - {name: B, shape: [12, 8], source: "uniform(-1, 1, 2)"}
+graph:
+  - "C[i,k] = sum_j A[i,j] * B[j,k]"
+)yaml", dot_tolerance(12, 1, 1)),
+        std::make_pair(R"yaml(
+tensors:
+  - {name: A, shape: [16, 12], source: "uniform(-1, 1, 1)"}
+  - {name: B, shape: [12, 8], source: "uniform(-1, 1, 2)"}
+graph:
+  - "C[i,k] = sum_j A[i,j] * B[j,k]"
+run:
+  partitioning:
+    C: {i: 2, j: 2, k: 2}
+)yaml", dot_tolerance(12, 1, 1)),
+        std::make_pair(R"yaml(
+tensors:
+  - {name: X, shape: [8, 6], source: "uniform(-1, 1, 3)"}
+  - {name: W1, shape: [6, 10], source: "uniform(-1, 1, 4)"}
+  - {name: W2, shape: [10, 4], source: "uniform(-1, 1, 5)"}
+graph:
+  - "H[i,k] = sum_j X[i,j] * W1[j,k]"
+  - "R[i,k] = relu(H[i,k])"
+  - "Y[i,m] = sum_k R[i,k] * W2[k,m]"
+run:
+  partitioning:
+    Y: {i: 1, k: 2, m: 2}
+)yaml", dot_tolerance(10, 6, 1)),
+        std::make_pair(R"yaml(
+tensors:
+  - {name: X, shape: [8, 6], source: "uniform(-1, 1, 6)"}
+  - {name: Y, shape: [6, 4], source: "uniform(-1, 1, 7)"}
+graph:
+  - "D[i,k] = max_j (X[i,j] - Y[j,k])^2"
+  - "E[i,k] = min_j abs(X[i,j] - Y[j,k])"
+run:
+  partitioning:
+    D: {i: 2, j: 3, k: 2}
+)yaml", 0.0),
+        std::make_pair(R"yaml(
+tensors:
+  - {name: X, shape: [8, 6], source: "normal(0, 1, 8)"}
+graph:
+  - "M[i] = max_j X[i,j]"
+  - "E[i,j] = exp(X[i,j] - M[i])"
+  - "S[i] = sum_j E[i,j]"
+  - "P[i,j] = E[i,j] / S[i]"
+run:
+  partitioning:
+    M: {i: 2, j: 2}
+    E: {i: 4, j: 1}
+)yaml", 1e-14),
+        std::make_pair(R"yaml(
+tensors:
+  - {name: A, shape: [4, 6, 8], source: "uniform(-1, 1, 9)"}
+  - {name: B, shape: [8, 6, 2], source: "uniform(-1, 1, 10)"}
+graph:
+  - "C[k,i] = sum_{b,j} A[i,b,j] * B[j,b,k]"
+  - "T = einsum('ki->ik', C)"
+run:
+  partitioning:
+    C: {i: 2, b: 2, j: 2, k: 1}
+)yaml", dot_tolerance(48, 1, 1))));
+
+}  // namespace
+}  // namespace tra
