@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""Bad input must fail cleanly: for each deck in bad/, tra-run on 2 ranks must
+exit with status 2, print the expected file:line:column message exactly once
+(rank 0 only), and leave an existing output file byte-for-byte untouched with
+no temporary file behind. Each deck's first line says `# expect: <regex>`."""
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+
+def prepare(folder):
+    with h5py.File(os.path.join(folder, "data.h5"), "w") as f:
+        f["M"] = np.arange(16.0).reshape(4, 4)
+        f["V"] = np.arange(4.0)
+    sentinel = b"an earlier good result that must survive\n"
+    with open(os.path.join(folder, "out.h5"), "wb") as f:
+        f.write(sentinel)
+    return sentinel
+
+
+def check(cmd, folder, pattern, sentinel):
+    run = subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
+    problems = []
+    if run.returncode != 2:
+        problems.append(f"exit status {run.returncode}, expected 2")
+    lines = [l for l in run.stderr.splitlines() if re.search(pattern, l)]
+    if len(lines) != 1:
+        problems.append(f"expected message /{pattern}/ printed {len(lines)} times; stderr was:\n{run.stderr[-1500:]}")
+    with open(os.path.join(folder, "out.h5"), "rb") as f:
+        if f.read() != sentinel:
+            problems.append("the existing output file was changed")
+    leftovers = [n for n in os.listdir(folder) if ".tmp-" in n]
+    if leftovers:
+        problems.append(f"temporary files left behind: {leftovers}")
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tra-run", required=True)
+    ap.add_argument("--mpiexec", default="mpirun")
+    ap.add_argument("--cases", required=True)
+    args = ap.parse_args()
+    mpi = [args.mpiexec, "--oversubscribe", "-n", "2", os.path.abspath(args.tra_run)]
+
+    cases = []
+    for deck in sorted(glob.glob(os.path.join(args.cases, "*.yaml"))):
+        with open(deck) as f:
+            m = re.match(r"# expect: (.*)", f.readline())
+        if not m:
+            print(f"FAIL {deck}: first line must be '# expect: <regex>'")
+            return 1
+        cases.append((os.path.basename(deck), deck, m.group(1).strip()))
+    # Option and path errors, with no deck problem at all.
+    cases.append(("unknown option", None, r"--bogus"))
+    cases.append(("missing deck", None, r"cannot open deck 'no_such_deck\.yaml'"))
+
+    passed = failed = 0
+    for name, deck, pattern in cases:
+        with tempfile.TemporaryDirectory() as folder:
+            sentinel = prepare(folder)
+            if deck:
+                shutil.copy(deck, os.path.join(folder, name))
+                cmd = mpi + [name]
+            elif name == "unknown option":
+                shutil.copy(os.path.join(args.cases, "..", "..", "..", "inputs", "quickstart.yaml"), folder)
+                cmd = mpi + ["quickstart.yaml", "--bogus"]
+            else:
+                cmd = mpi + ["no_such_deck.yaml"]
+            problems = check(cmd, folder, pattern, sentinel)
+        if problems:
+            failed += 1
+            print(f"FAIL {name}: " + "; ".join(problems))
+        else:
+            passed += 1
+            print(f"ok   {name}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

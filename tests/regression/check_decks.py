@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""Runs every deck in inputs/ under mpirun and compares its HDF5 outputs with
+the numpy references in references.py. A deck without a reference fails the
+check, so a new example deck cannot slip in untested."""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from references import REFERENCES  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tra-run", required=True)
+    ap.add_argument("--mpiexec", default="mpirun")
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--inputs", required=True)
+    args = ap.parse_args()
+
+    decks = sorted(glob.glob(os.path.join(args.inputs, "*.yaml")))
+    passed = failed = 0
+    for deck in decks:
+        name = os.path.basename(deck)
+        with tempfile.TemporaryDirectory() as out:
+            cmd = [args.mpiexec, "--oversubscribe", "-n", str(args.ranks), os.path.abspath(args.tra_run), deck, "--output-dir", out]
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            problems = []
+            if run.returncode != 0:
+                problems.append(f"exit {run.returncode}: {run.stderr.strip()[-2000:]}")
+            elif name not in REFERENCES:
+                problems.append("no numpy reference in tests/regression/references.py")
+            else:
+                if "(DIFFERENT)" in run.stdout:
+                    problems.append("measured floats moved differ from the prediction")
+                for path, dataset, expected, tol in REFERENCES[name](out, args.inputs):
+                    got = np.asarray(__import__("h5py").File(path, "r")[dataset][...])
+                    if got.shape != expected.shape:
+                        problems.append(f"{dataset}: shape {got.shape}, expected {expected.shape}")
+                        continue
+                    err = np.abs(got - expected)
+                    bad = err > tol
+                    if bad.any():
+                        i = np.unravel_index(np.argmax(err - tol), err.shape)
+                        problems.append(f"{dataset}: {bad.sum()} elements off; worst at {i}: got {got[i]!r}, expected "
+                                        f"{expected[i]!r}, tolerance {np.broadcast_to(tol, err.shape)[i]:.3g}")
+        if problems:
+            failed += 1
+            print(f"FAIL {name} (np={args.ranks}): " + "; ".join(problems))
+        else:
+            passed += 1
+            print(f"ok   {name} (np={args.ranks})")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not decks else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""Independent numpy references for the decks in inputs/.
+
+Each function receives the folder the deck wrote into (and the inputs folder)
+and returns (file, dataset, expected array, tolerance) rows. The decks write
+their generated inputs next to their results, so numpy recomputes every result
+from the very same inputs, without sharing any code with the engine.
+
+Tolerances come from the problem: a K-long sum of products x*y is within
+gamma_K * sum|x||y| of the exact value (gamma_K = K eps / (1 - K eps), Higham
+§3.1); two different summation orders therefore differ by at most twice that.
+Element-wise maps (exp, tanh, division) add a few ulps per operation.
+"""
+import os
+
+import h5py
+import numpy as np
+
+EPS = np.finfo(np.float64).eps
+
+
+def dot_tol(a, b):
+    """Element-wise bound for a @ b computed in another order."""
+    k = a.shape[1]
+    return 2.0 * k * EPS * (np.abs(a) @ np.abs(b)) + 1e-300
+
+
+def read(path, name):
+    with h5py.File(path, "r") as f:
+        return f[name][...]
+
+
+def quickstart(out, inputs):
+    p = os.path.join(out, "quickstart.h5")
+    x, w = read(p, "/inputs/X"), read(p, "/inputs/W")
+    return [(p, "/Y", np.maximum(x @ w, 0.0), dot_tol(x, w))]
+
+
+def matmul(out, inputs):
+    p = os.path.join(out, "matmul.h5")
+    a, b = read(p, "/A"), read(p, "/B")
+    return [(p, "/C", a @ b, dot_tol(a, b))]
+
+
+def chain(out, inputs):
+    p = os.path.join(out, "chain.h5")
+    x, w1, w2 = read(p, "/X"), read(p, "/W1"), read(p, "/W2")
+    h = x @ w1
+    r = np.tanh(h)
+    # tanh is 1-Lipschitz: the error in H passes through, plus a few ulps.
+    r_err = dot_tol(x, w1) + 4 * EPS * np.abs(r)
+    y = r @ w2
+    tol = dot_tol(r, w2) + r_err.max() * (np.abs(w2).sum(axis=0)[None, :])
+    return [(p, "/Y", y, tol)]
+
+
+def sqdist_max(out, inputs):
+    p = os.path.join(out, "sqdist_max.h5")
+    x, y = read(p, "/X"), read(p, "/Y")
+    diff2 = (x[:, :, None] - y[None, :, :]) ** 2
+    k = x.shape[1]
+    return [
+        (p, "/D", diff2.max(axis=1), np.zeros(1)),  # max and squaring are exact in any order
+        (p, "/L2", diff2.sum(axis=1), 2.0 * k * EPS * diff2.sum(axis=1) + 1e-300),
+    ]
+
+
+def diag(out, inputs):
+    p = os.path.join(out, "diag.h5")
+    x, y = read(p, "/X"), read(p, "/Y")
+    return [(p, "/Z", np.diag(x + y), np.zeros(1))]  # one addition each: exact match expected
+
+
+def hdf5_input(out, inputs):
+    p = os.path.join(out, "hdf5_input.h5")
+    src = os.path.join(inputs, "data", "attention_small.h5")
+    q, k = read(src, "/Q"), read(src, "/K")
+    logits = q @ k.T / 4.0
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs = e / e.sum(axis=1, keepdims=True)
+    # Logit errors (dot_tol/4) change each probability relatively by at most
+    # twice that error; exp, the sum and the division add a few ulps.
+    rel = 2.0 * (dot_tol(q, k.T) / 4.0).max() + 16 * q.shape[1] * EPS
+    return [(p, "/P", probs, rel * probs + 1e-300)]
+
+
+REFERENCES = {
+    "quickstart.yaml": quickstart,
+    "matmul.yaml": matmul,
+    "chain.yaml": chain,
+    "sqdist_max.yaml": sqdist_max,
+    "diag.yaml": diag,
+    "hdf5_input.yaml": hdf5_input,
+}

@@ -1,0 +1,278 @@
+// EinSumKernel, the per-chunk kernel K of EinDecomp §4.3, on both of its
+// paths (KokkosBlas GEMM for contractions, a parallel loop for everything
+// else), against the naive reference evaluator of tests/support; and the
+// block kernels behind Tile, Concat and re-chunking.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+
+#include "support/reference_evaluator.hpp"
+#include "tra/einsum/parser.hpp"
+#include "tra/kernels/blocks.hpp"
+#include "tra/kernels/combine.hpp"
+#include "tra/kernels/einsum_kernel.hpp"
+
+using tra::Chunk;
+using tra::Shape;
+using tra::testing::Dense;
+namespace kernels = tra::kernels;
+namespace einsum = tra::einsum;
+
+namespace {
+
+Dense random_dense(const Shape& shape, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Dense d{shape, std::vector<double>(static_cast<size_t>(tra::volume(shape)))};
+  for (double& v : d.v) v = u(gen);
+  return d;
+}
+
+Dense absolute(Dense d) {
+  for (double& v : d.v) v = std::fabs(v);
+  return d;
+}
+
+struct Case {
+  einsum::EinSum st;
+  std::map<std::string, Dense> in;   // by tensor name
+  std::map<std::string, tra::Index> extent;
+  Dense got, want;
+};
+
+// Parse `text`, fill its inputs with random data of the given label extents,
+// run the kernel and the reference.
+Case run(const std::string& text, const std::map<std::string, tra::Index>& extent, unsigned seed = 1) {
+  Case c;
+  c.st = einsum::parse_einsum(text, {"test", 1, 1});
+  c.extent = extent;
+  for (const auto& ref : c.st.inputs) {
+    if (c.in.count(ref.name)) continue;
+    Shape s;
+    for (const auto& l : ref.labels) s.push_back(extent.at(l));
+    c.in[ref.name] = random_dense(s, seed++);
+  }
+  const kernels::EinSumKernel k(c.st, extent);
+  const Dense& x = c.in.at(c.st.inputs[0].name);
+  const Chunk cx = Chunk::from_host(x.shape, x.v);
+  Chunk out;
+  if (c.st.inputs.size() == 2) {
+    const Dense& y = c.in.at(c.st.inputs[1].name);
+    const Chunk cy = Chunk::from_host(y.shape, y.v);
+    out = k.apply(cx, &cy);
+  } else {
+    out = k.apply(cx, nullptr);
+  }
+  EXPECT_EQ(out.shape, k.z_shape());
+  c.got = Dense{out.shape, out.to_host()};
+  c.want = tra::testing::evaluate(c.st, c.in);
+  return c;
+}
+
+bool uses_gemm(const std::string& text, const std::map<std::string, tra::Index>& extent) {
+  return kernels::EinSumKernel(einsum::parse_einsum(text, {"test", 1, 1}), extent).uses_gemm();
+}
+
+// Tolerance of a sum of products.
+//
+// Each output element is a dot product s = Σ_{q<K} a_q b_q over the K
+// contracted index combinations. Whatever the summation order (the reference
+// adds left to right; GEMM blocks, reorders and may fuse multiply-adds), the
+// computed value obeys |fl(s) - s| <= γ_K Σ|a_q||b_q| with γ_K = K u / (1 - K u)
+// and u = DBL_EPSILON / 2 (Higham, Accuracy and Stability, §3.1). The engine and
+// the reference each err by at most that, so they differ by at most
+// 2 γ_K Σ|a_q||b_q| ≈ K · DBL_EPSILON · Σ|a_q||b_q|. We allow twice that, and
+// take Σ|a_q||b_q| per element from the reference evaluator run on |A| and |B|
+// (for a product join, evaluating on absolute values gives exactly that sum).
+void expect_sum_of_products_close(const Case& c) {
+  std::map<std::string, Dense> abs_in;
+  for (const auto& [name, d] : c.in) abs_in[name] = absolute(d);
+  const Dense bound = tra::testing::evaluate(c.st, abs_in);
+  double k = 1;
+  for (const auto& l : c.st.agg_labels) k *= static_cast<double>(c.extent.at(l));
+  ASSERT_EQ(c.got.shape, c.want.shape);
+  for (size_t i = 0; i < c.want.v.size(); ++i) {
+    const double tol = 2.0 * k * DBL_EPSILON * bound.v[i];
+    ASSERT_NEAR(c.got.v[i], c.want.v[i], tol) << "element " << i << " of " << c.st.text;
+  }
+}
+
+// Max, min and element-wise results are the same operations in the same
+// order on both sides; allow a few ulps for a device libm.
+void expect_ulps_close(const Case& c) {
+  ASSERT_EQ(c.got.shape, c.want.shape);
+  for (size_t i = 0; i < c.want.v.size(); ++i)
+    ASSERT_NEAR(c.got.v[i], c.want.v[i], 4 * DBL_EPSILON * std::fabs(c.want.v[i])) << "element " << i << " of " << c.st.text;
+}
+
+}  // namespace
+
+TEST(TraEinSumKernel, MatmulGemmPath) {
+  const std::map<std::string, tra::Index> e{{"i", 7}, {"j", 13}, {"k", 5}};
+  ASSERT_TRUE(uses_gemm("C[i,k] = sum_j A[i,j] * B[j,k]", e));
+  const Case c = run("C[i,k] = sum_j A[i,j] * B[j,k]", e);
+  EXPECT_EQ(c.got.shape, (Shape{7, 5}));
+  expect_sum_of_products_close(c);
+  EXPECT_DOUBLE_EQ(kernels::EinSumKernel(c.st, e).flops(), 2.0 * 7 * 5 * 13);
+}
+
+TEST(TraEinSumKernel, MatmulLoopPath) {
+  // "* 1" makes ⊗ not a bare product: the same contraction runs as a loop.
+  const std::map<std::string, tra::Index> e{{"i", 7}, {"j", 13}, {"k", 5}};
+  ASSERT_FALSE(uses_gemm("C[i,k] = sum_j A[i,j] * B[j,k] * 1", e));
+  expect_sum_of_products_close(run("C[i,k] = sum_j A[i,j] * B[j,k] * 1", e));
+}
+
+TEST(TraEinSumKernel, TransposedOperands) {
+  const std::map<std::string, tra::Index> e{{"i", 6}, {"j", 9}, {"k", 4}};
+  for (const char* text : {"C[i,k] = sum_j A[j,i] * B[j,k]", "C[i,k] = sum_j A[i,j] * B[k,j]",
+                           "C[i,k] = sum_j A[j,i] * B[k,j]", "C[i,k] = sum_j B[j,k] * A[i,j]"}) {
+    ASSERT_TRUE(uses_gemm(text, e)) << text;
+    expect_sum_of_products_close(run(text, e));
+  }
+}
+
+TEST(TraEinSumKernel, BatchedContraction) {
+  const std::map<std::string, tra::Index> e{{"b", 3}, {"i", 5}, {"j", 8}, {"k", 4}};
+  const std::string text = "C[b,i,k] = sum_j A[b,i,j] * B[b,j,k]";
+  ASSERT_TRUE(uses_gemm(text, e));
+  const Case c = run(text, e);
+  EXPECT_EQ(c.got.shape, (Shape{3, 5, 4}));
+  expect_sum_of_products_close(c);
+  // The batch label elsewhere in the operands forces permutes around GEMM.
+  expect_sum_of_products_close(run("C[b,i,k] = sum_j A[i,b,j] * B[j,k,b]", e));
+}
+
+TEST(TraEinSumKernel, TwoContractedLabels) {
+  const std::map<std::string, tra::Index> e{{"i", 5}, {"j", 4}, {"l", 6}, {"k", 3}};
+  const std::string text = "C[i,k] = sum_{j,l} A[i,j,l] * B[l,j,k]";
+  ASSERT_TRUE(uses_gemm(text, e));
+  expect_sum_of_products_close(run(text, e));  // K = 24
+}
+
+TEST(TraEinSumKernel, OutputPermutation) {
+  const std::map<std::string, tra::Index> e{{"i", 6}, {"j", 7}, {"k", 3}};
+  const Case c = run("C[k,i] = sum_j A[i,j] * B[j,k]", e);
+  EXPECT_EQ(c.got.shape, (Shape{3, 6}));
+  expect_sum_of_products_close(c);
+}
+
+TEST(TraEinSumKernel, PrivateSummedLabelsRunAsLoop) {
+  // j only in A and l only in B, both summed: not a GEMM.
+  const std::map<std::string, tra::Index> e{{"i", 4}, {"j", 5}, {"l", 3}};
+  const std::string text = "C[i] = sum_{j,l} A[i,j] * B[l]";
+  ASSERT_FALSE(uses_gemm(text, e));
+  expect_sum_of_products_close(run(text, e));
+}
+
+TEST(TraEinSumKernel, MaxAndMinAggregations) {
+  const std::map<std::string, tra::Index> e{{"i", 6}, {"j", 11}, {"k", 5}};
+  ASSERT_FALSE(uses_gemm("D[i,k] = max_j abs(X[i,j] - Y[j,k])", e));
+  const Case mx = run("D[i,k] = max_j abs(X[i,j] - Y[j,k])", e);
+  expect_ulps_close(mx);
+  for (double v : mx.got.v) EXPECT_GE(v, 0);
+  expect_ulps_close(run("D[i,k] = min_j X[i,j] + Y[j,k]", e));
+  // A max over products is not a GEMM even though ⊗ is a product.
+  ASSERT_FALSE(uses_gemm("D[i,k] = max_j X[i,j] * Y[j,k]", e));
+  expect_ulps_close(run("D[i,k] = max_j X[i,j] * Y[j,k]", e));
+}
+
+TEST(TraEinSumKernel, ElementwiseWithBroadcast) {
+  const std::map<std::string, tra::Index> e{{"i", 5}, {"j", 7}};
+  const Case c = run("E[i,j] = exp(X[i,j] - M[i])", e);
+  EXPECT_EQ(c.got.shape, (Shape{5, 7}));
+  expect_ulps_close(c);
+  // Spot check one element against the formula itself.
+  const double x12 = c.in.at("X").v[1 * 7 + 2], m1 = c.in.at("M").v[1];
+  EXPECT_NEAR(c.got.v[1 * 7 + 2], std::exp(x12 - m1), 4 * DBL_EPSILON * std::exp(x12 - m1));
+}
+
+TEST(TraEinSumKernel, UnaryRelu) {
+  const Case c = run("Y[i,j] = relu(X[i,j])", {{"i", 4}, {"j", 9}});
+  const std::vector<double>& x = c.in.at("X").v;
+  ASSERT_EQ(c.got.v.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(c.got.v[i], x[i] > 0 ? x[i] : 0.0);
+  // A one-input transpose with a sum over a private label.
+  expect_sum_of_products_close(run("Z[j] = sum_i X[i,j]", {{"i", 4}, {"j", 9}}));
+}
+
+// ---- block kernels
+
+namespace {
+Chunk iota_chunk(const Shape& s) {
+  std::vector<double> v(static_cast<size_t>(tra::volume(s)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
+  return Chunk::from_host(s, v);
+}
+}  // namespace
+
+TEST(TraBlocks, Permute) {
+  // out.shape[d] = in.shape[perm[d]]; out[a][b][c] = in[b][c][a] for perm {2, 0, 1}.
+  const Shape s{2, 3, 4};
+  const Chunk in = iota_chunk(s);
+  const Chunk out = kernels::permute(in, {2, 0, 1});
+  EXPECT_EQ(out.shape, (Shape{4, 2, 3}));
+  const auto v = out.to_host();
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 2; ++b)
+      for (int c = 0; c < 3; ++c) EXPECT_EQ(v[(a * 2 + b) * 3 + c], (b * 3 + c) * 4 + a);
+  // A 2-D transpose, and the identity permutation.
+  const auto t = kernels::permute(iota_chunk({2, 3}), {1, 0}).to_host();
+  EXPECT_EQ(t, (std::vector<double>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(kernels::permute(in, {0, 1, 2}).to_host(), in.to_host());
+}
+
+TEST(TraBlocks, ExtractBlock) {
+  // 4x6 holding 0..23; the 2x3 block at (1, 2) is rows 1-2, columns 2-4.
+  const Chunk src = iota_chunk({4, 6});
+  const Chunk b = kernels::extract_block(src, {1, 2}, {2, 3});
+  EXPECT_EQ(b.shape, (Shape{2, 3}));
+  EXPECT_EQ(b.to_host(), (std::vector<double>{8, 9, 10, 14, 15, 16}));
+  EXPECT_THROW(kernels::extract_block(src, {3, 0}, {2, 3}), tra::InternalError);  // past the last row
+}
+
+TEST(TraBlocks, InsertBlockAndRoundTrip) {
+  Chunk dst(Shape{4, 6});  // zero-filled
+  kernels::insert_block(dst, Chunk::from_host({2, 3}, {1, 2, 3, 4, 5, 6}), {2, 3});
+  const auto v = dst.to_host();
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 6; ++c) {
+      const bool inside = r >= 2 && c >= 3;
+      EXPECT_EQ(v[r * 6 + c], inside ? (r - 2) * 3 + (c - 3) + 1 : 0) << r << "," << c;
+    }
+  // Cutting a 3-D chunk into all its blocks and putting them back rebuilds it.
+  const Shape s{4, 6, 2}, piece{2, 3, 1};
+  const Chunk whole = iota_chunk(s);
+  Chunk rebuilt(s);
+  tra::for_each_key({2, 2, 2}, [&](const tra::Key& k) {
+    const Shape off{k[0] * 2, k[1] * 3, k[2]};
+    kernels::insert_block(rebuilt, kernels::extract_block(whole, off, piece), off);
+  });
+  EXPECT_EQ(rebuilt.to_host(), whole.to_host());
+}
+
+TEST(TraBlocks, Diagonal) {
+  const Chunk d = kernels::diagonal(iota_chunk({3, 3}));
+  EXPECT_EQ(d.shape, (Shape{3}));
+  EXPECT_EQ(d.to_host(), (std::vector<double>{0, 4, 8}));
+  EXPECT_THROW(kernels::diagonal(iota_chunk({2, 3})), tra::InternalError);
+}
+
+TEST(TraCombine, CombineCloneAndMap) {
+  Chunk acc = Chunk::from_host({3}, {1, 5, -2});
+  const Chunk x = Chunk::from_host({3}, {4, 2, -3});
+  Chunk copy = kernels::clone(acc);
+  kernels::combine_into(einsum::AggOp::Max, acc, x);
+  EXPECT_EQ(acc.to_host(), (std::vector<double>{4, 5, -2}));
+  EXPECT_EQ(copy.to_host(), (std::vector<double>{1, 5, -2}));  // clone is deep
+  kernels::combine_into(einsum::AggOp::Min, copy, x);
+  EXPECT_EQ(copy.to_host(), (std::vector<double>{1, 2, -3}));
+  kernels::combine_into(einsum::AggOp::Sum, copy, x);
+  EXPECT_EQ(copy.to_host(), (std::vector<double>{5, 4, -6}));
+  const auto f = einsum::parse_scalar_function("2*x + 1", {"test", 1, 1});
+  EXPECT_EQ(kernels::map_elements(f, x).to_host(), (std::vector<double>{9, 5, -5}));
+}
