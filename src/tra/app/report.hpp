@@ -2,6 +2,7 @@
 // The closing report: per IA operator, time, predicted and measured floats
 // moved, and GFLOP/s; then totals and one summary line that scripts parse:
 //   tra-run: execute <s> s, <gflop> GFLOP, <rate> GFLOP/s, <n> floats moved
+// where <s> is the operators' time without reading the inputs.
 #include <string>
 #include <vector>
 

@@ -7,18 +7,22 @@
 namespace tra::comm {
 namespace {
 
-// An MPI datatype of one chunk (`floats` contiguous doubles), freed by RAII.
-class ChunkType {
+// Can MPI read and write chunk memory directly? True for host builds; a CUDA
+// build stages through host buffers (no CUDA-aware MPI is assumed).
+constexpr bool kHostChunks = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+
+// An MPI datatype freed by RAII.
+class TypeHandle {
  public:
-  explicit ChunkType(Index floats) {
-    TRA_ASSERT(floats > 0 && floats < INT_MAX, "chunk of " << floats << " floats cannot travel as one MPI element");
-    TRA_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(floats), MPI_DOUBLE, &type_));
-    TRA_MPI_CHECK(MPI_Type_commit(&type_));
+  TypeHandle() = default;
+  ~TypeHandle() {
+    if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
   }
-  ~ChunkType() { MPI_Type_free(&type_); }
-  ChunkType(const ChunkType&) = delete;
-  ChunkType& operator=(const ChunkType&) = delete;
+  TypeHandle(const TypeHandle&) = delete;
+  TypeHandle& operator=(const TypeHandle&) = delete;
+  MPI_Datatype* out() { return &type_; }
   MPI_Datatype get() const { return type_; }
+  void commit() { TRA_MPI_CHECK(MPI_Type_commit(&type_)); }
 
  private:
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
@@ -29,24 +33,91 @@ int to_int(size_t n, const char* what) {
   return static_cast<int>(n);
 }
 
-// Append tuples' keys and chunk data to flat host buffers.
-void pack(const std::vector<const Tuple*>& tuples, std::vector<Index>& keys, std::vector<Scalar>& data, Index per) {
-  for (const Tuple* t : tuples) {
-    keys.insert(keys.end(), t->key.begin(), t->key.end());
-    const size_t at = data.size();
-    data.resize(at + static_cast<size_t>(per));
-    Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(data.data() + at, static_cast<size_t>(per));
-    Kokkos::deep_copy(dst, t->chunk.data);
-  }
+// One chunk of `floats` contiguous doubles as one MPI element, so counts are in
+// chunks and stay far below INT_MAX.
+void chunk_type(TypeHandle& t, Index floats) {
+  TRA_ASSERT(floats > 0 && floats < INT_MAX, "chunk of " << floats << " floats cannot travel as one MPI element");
+  TRA_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(floats), MPI_DOUBLE, t.out()));
+  t.commit();
 }
 
-void unpack(const Index* keys, const Scalar* data, size_t count, int arity, const Shape& chunk_shape,
-            std::vector<Tuple>& out) {
-  const size_t per = static_cast<size_t>(volume(chunk_shape));
-  for (size_t i = 0; i < count; ++i) {
-    Key k(keys + i * static_cast<size_t>(arity), keys + (i + 1) * static_cast<size_t>(arity));
-    out.push_back({std::move(k), Chunk::from_host(chunk_shape, data + i * per)});
+// The chunks of `tuples` as the send side of a collective: either their own
+// memory, described by an hindexed datatype (no copy), or a packed host copy.
+struct SendSide {
+  const void* buffer = MPI_BOTTOM;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  TypeHandle owned;
+  std::vector<Scalar> packed;
+};
+
+void describe(const std::vector<const Tuple*>& tuples, Index per, const TypeHandle& one_chunk, SendSide& s) {
+  if (tuples.empty()) {
+    s.buffer = nullptr;
+    s.count = 0;
+    s.type = one_chunk.get();
+    return;
   }
+  if (kHostChunks) {
+    std::vector<MPI_Aint> where(tuples.size());
+    std::vector<int> ones(tuples.size(), 1);
+    for (size_t i = 0; i < tuples.size(); ++i) TRA_MPI_CHECK(MPI_Get_address(tuples[i]->chunk.data.data(), &where[i]));
+    TRA_MPI_CHECK(MPI_Type_create_hindexed(to_int(tuples.size(), "tuple"), ones.data(), where.data(), one_chunk.get(), s.owned.out()));
+    s.owned.commit();
+    s.buffer = MPI_BOTTOM;
+    s.count = 1;
+    s.type = s.owned.get();
+    return;
+  }
+  s.packed.resize(tuples.size() * static_cast<size_t>(per));
+  for (size_t i = 0; i < tuples.size(); ++i) {
+    Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(s.packed.data() + i * static_cast<size_t>(per),
+                                                                                        static_cast<size_t>(per));
+    Kokkos::deep_copy(dst, tuples[i]->chunk.data);
+  }
+  s.buffer = s.packed.data();
+  s.count = to_int(tuples.size(), "tuple");
+  s.type = one_chunk.get();
+}
+
+// The receive side: one allocation for all incoming chunks, written by MPI
+// directly when chunks live in host memory (else staged and copied once);
+// each received chunk is a subview of it, so no copy follows.
+struct RecvSide {
+  ChunkData data;
+  Kokkos::View<Scalar*, Kokkos::HostSpace> staging;  // device builds only
+
+  explicit RecvSide(size_t floats) : data(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::recv"), floats) {
+    if constexpr (!kHostChunks)
+      staging = Kokkos::View<Scalar*, Kokkos::HostSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::recv_host"), floats);
+  }
+  Scalar* host_buffer() {
+    if constexpr (kHostChunks) return data.data();
+    return staging.data();
+  }
+  void arrived() {
+    if constexpr (!kHostChunks) Kokkos::deep_copy(data, staging);
+  }
+  Chunk chunk(size_t i, const Shape& shape, Index per) const {
+    const size_t a = i * static_cast<size_t>(per);
+    return Chunk(shape, Kokkos::subview(data, std::make_pair(a, a + static_cast<size_t>(per))));
+  }
+};
+
+// Keys travel as a contiguous type of `arity` int64 values.
+void key_type(TypeHandle& t, int arity) {
+  TRA_MPI_CHECK(MPI_Type_contiguous(arity, MPI_INT64_T, t.out()));
+  t.commit();
+}
+
+std::vector<Index> flat_keys(const std::vector<const Tuple*>& tuples) {
+  std::vector<Index> keys;
+  for (const Tuple* t : tuples) keys.insert(keys.end(), t->key.begin(), t->key.end());
+  return keys;
+}
+
+Key key_at(const std::vector<Index>& keys, size_t i, int arity) {
+  return Key(keys.begin() + static_cast<long>(i) * arity, keys.begin() + static_cast<long>(i + 1) * arity);
 }
 
 }  // namespace
@@ -66,26 +137,26 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
   }
   std::vector<const Tuple*> ptrs;
   for (const auto& t : mine) ptrs.push_back(&t);
-  std::vector<Index> send_keys;
-  std::vector<Scalar> send_data;
-  pack(ptrs, send_keys, send_data, per);
 
   std::vector<Index> keys(total * static_cast<size_t>(key_arity));
-  std::vector<Scalar> data(total * static_cast<size_t>(per));
   if (key_arity > 0) {
-    MPI_Datatype key_type;
-    TRA_MPI_CHECK(MPI_Type_contiguous(key_arity, MPI_INT64_T, &key_type));
-    TRA_MPI_CHECK(MPI_Type_commit(&key_type));
-    TRA_MPI_CHECK(MPI_Allgatherv(send_keys.data(), n_mine, key_type, keys.data(), counts.data(), displs.data(), key_type, c.get()));
-    MPI_Type_free(&key_type);
+    TypeHandle kt;
+    key_type(kt, key_arity);
+    const std::vector<Index> send_keys = flat_keys(ptrs);
+    TRA_MPI_CHECK(MPI_Allgatherv(send_keys.data(), n_mine, kt.get(), keys.data(), counts.data(), displs.data(), kt.get(), c.get()));
   }
+  RecvSide recv(total * static_cast<size_t>(per));
   if (per > 0) {
-    ChunkType ct(per);
-    TRA_MPI_CHECK(MPI_Allgatherv(send_data.data(), n_mine, ct.get(), data.data(), counts.data(), displs.data(), ct.get(), c.get()));
+    TypeHandle ct;
+    chunk_type(ct, per);
+    SendSide send;
+    describe(ptrs, per, ct, send);
+    TRA_MPI_CHECK(MPI_Allgatherv(send.buffer, send.count, send.type, recv.host_buffer(), counts.data(), displs.data(), ct.get(), c.get()));
+    recv.arrived();
   }
   moved.floats += static_cast<Index>(mine.size()) * per * (p - 1);
 
-  // Own tuples are reused; the others are unpacked.
+  // Own tuples are reused; the others are views into the receive buffer.
   std::vector<Tuple> out;
   out.reserve(total);
   for (int r = 0; r < p; ++r) {
@@ -93,9 +164,10 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
       out.insert(out.end(), mine.begin(), mine.end());
       continue;
     }
-    const size_t first = static_cast<size_t>(displs[r]);
-    unpack(keys.data() + first * static_cast<size_t>(key_arity), data.data() + first * static_cast<size_t>(per),
-           static_cast<size_t>(counts[r]), key_arity, chunk_shape, out);
+    for (int i = 0; i < counts[r]; ++i) {
+      const size_t at = static_cast<size_t>(displs[r] + i);
+      out.push_back({key_at(keys, at, key_arity), recv.chunk(at, chunk_shape, per)});
+    }
   }
   return out;
 }
@@ -113,15 +185,13 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
     if (dest == c.rank()) out.push_back(t);
     else to[static_cast<size_t>(dest)].push_back(&t);
   }
-  std::vector<int> send_counts(static_cast<size_t>(p)), recv_counts(static_cast<size_t>(p)), sdispl(static_cast<size_t>(p)), rdispl(static_cast<size_t>(p));
-  std::vector<Index> send_keys;
-  std::vector<Scalar> send_data;
-  size_t sent = 0;
+  std::vector<int> send_counts(static_cast<size_t>(p)), recv_counts(static_cast<size_t>(p)), sdispl(static_cast<size_t>(p)),
+      rdispl(static_cast<size_t>(p));
+  std::vector<const Tuple*> ordered;  // grouped by destination
   for (int r = 0; r < p; ++r) {
     send_counts[r] = to_int(to[r].size(), "tuple");
-    sdispl[r] = to_int(sent, "tuple");
-    sent += to[r].size();
-    pack(to[r], send_keys, send_data, per);
+    sdispl[r] = to_int(ordered.size(), "tuple");
+    ordered.insert(ordered.end(), to[r].begin(), to[r].end());
   }
   TRA_MPI_CHECK(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, c.get()));
   size_t received = 0;
@@ -130,23 +200,30 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
     received += static_cast<size_t>(recv_counts[r]);
   }
   std::vector<Index> keys(received * static_cast<size_t>(key_arity));
-  std::vector<Scalar> data(received * static_cast<size_t>(per));
   if (key_arity > 0) {
-    MPI_Datatype key_type;
-    TRA_MPI_CHECK(MPI_Type_contiguous(key_arity, MPI_INT64_T, &key_type));
-    TRA_MPI_CHECK(MPI_Type_commit(&key_type));
-    TRA_MPI_CHECK(MPI_Alltoallv(send_keys.data(), send_counts.data(), sdispl.data(), key_type, keys.data(), recv_counts.data(),
-                                rdispl.data(), key_type, c.get()));
-    MPI_Type_free(&key_type);
+    TypeHandle kt;
+    key_type(kt, key_arity);
+    const std::vector<Index> send_keys = flat_keys(ordered);
+    TRA_MPI_CHECK(MPI_Alltoallv(send_keys.data(), send_counts.data(), sdispl.data(), kt.get(), keys.data(), recv_counts.data(),
+                                rdispl.data(), kt.get(), c.get()));
   }
+  RecvSide recv(received * static_cast<size_t>(per));
   if (per > 0) {
-    ChunkType ct(per);
-    TRA_MPI_CHECK(MPI_Alltoallv(send_data.data(), send_counts.data(), sdispl.data(), ct.get(), data.data(), recv_counts.data(),
+    // The send side is packed: Alltoallv takes one datatype for all peers.
+    std::vector<Scalar> packed(ordered.size() * static_cast<size_t>(per));
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(packed.data() + i * static_cast<size_t>(per),
+                                                                                          static_cast<size_t>(per));
+      Kokkos::deep_copy(dst, ordered[i]->chunk.data);
+    }
+    TypeHandle ct;
+    chunk_type(ct, per);
+    TRA_MPI_CHECK(MPI_Alltoallv(packed.data(), send_counts.data(), sdispl.data(), ct.get(), recv.host_buffer(), recv_counts.data(),
                                 rdispl.data(), ct.get(), c.get()));
+    recv.arrived();
   }
-  moved.floats += static_cast<Index>(sent) * per;
-  mine.clear();
-  unpack(keys.data(), data.data(), received, key_arity, chunk_shape, out);
+  moved.floats += static_cast<Index>(ordered.size()) * per;
+  for (size_t i = 0; i < received; ++i) out.push_back({key_at(keys, i, key_arity), recv.chunk(i, chunk_shape, per)});
   return out;
 }
 

@@ -6,6 +6,10 @@ namespace tra {
 
 Chunk::Chunk(const Shape& s) : shape(s), data("chunk", static_cast<size_t>(volume(s))) {}
 
+Chunk Chunk::uninitialized(const Shape& s) {
+  return Chunk(s, ChunkData(Kokkos::view_alloc(Kokkos::WithoutInitializing, "chunk"), static_cast<size_t>(volume(s))));
+}
+
 Chunk::Chunk(const Shape& s, const ChunkData& d) : shape(s), data(d) {
   TRA_ASSERT(static_cast<Index>(d.extent(0)) == volume(s), "chunk data of " << d.extent(0)
              << " elements for shape " << shape_string(s));
@@ -24,7 +28,7 @@ Chunk Chunk::from_host(const Shape& s, const std::vector<Scalar>& values) {
 }
 
 Chunk Chunk::from_host(const Shape& s, const Scalar* values) {
-  Chunk c(s);
+  Chunk c = uninitialized(s);
   Kokkos::View<const Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(values, c.data.extent(0));
   Kokkos::deep_copy(c.data, host);
   return c;

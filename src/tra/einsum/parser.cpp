@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 namespace tra::einsum {
 namespace {
@@ -29,7 +30,12 @@ std::vector<Token> tokenize(const std::string& s, const SourceLoc& where) {
       i = j;
     } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       size_t used = 0;
-      double v = std::stod(s.substr(i), &used);
+      double v = 0;
+      try {
+        v = std::stod(s.substr(i), &used);
+      } catch (const std::out_of_range&) {
+        throw UserError(where.shifted(pos), "number out of the range of a double in EinSum statement");
+      }
       out.push_back({Token::Number, s.substr(i, used), v, pos});
       i += used;
     } else if (c == '"' || c == '\'') {
@@ -154,6 +160,14 @@ class Parser {
 
   void emit(Op op, double imm = 0) {
     if (st_.join.size >= ScalarProgram::kMaxOps) fail(peek(), "scalar expression too long (at most 48 operations)");
+    // ScalarProgram::eval keeps at most kMaxStack pending values; deeper
+    // nesting would write past its stack.
+    const bool push = op == Op::In0 || op == Op::In1 || op == Op::Const;
+    const bool binary = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || op == Op::Max ||
+                        op == Op::Min || op == Op::Pow;
+    depth_ += push ? 1 : binary ? -1 : 0;
+    if (depth_ > ScalarProgram::kMaxStack)
+      fail(peek(), "scalar expression nested too deeply (at most 16 values pending at once)");
     st_.join.ops[st_.join.size] = op;
     st_.join.imm[st_.join.size] = imm;
     ++st_.join.size;
@@ -336,6 +350,7 @@ class Parser {
   bool agg_written_ = false;
   int agg_pos_ = 0;
   Labels declared_agg_;
+  int depth_ = 0;  // values on ScalarProgram's stack after the ops emitted so far
 };
 
 }  // namespace

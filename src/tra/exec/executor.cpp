@@ -18,7 +18,7 @@ const std::vector<Tuple>& Executor::result(int node) const { return results_.at(
 std::vector<Tuple> Executor::scan(const IaNode& n) const {
   std::vector<Key> mine;
   for (const auto& [k, site] : n.dist.at)
-    if (site == comm_.rank()) mine.push_back(k);
+    if (n.dist.everywhere || site == comm_.rank()) mine.push_back(k);
   const io::TensorDecl& t = *n.source;
   if (auto h = std::get_if<io::Hdf5Source>(&t.source)) return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine);
   const auto& g = std::get<io::Generator>(t.source);
@@ -71,6 +71,9 @@ void Executor::run(const std::function<void(int node)>& before_node) {
 
   for (size_t i = 0; i < plan_.nodes.size(); ++i) {
     const IaNode& n = plan_.nodes[i];
+    // A read whose tuples nobody consumes (its consumer reads a replicated
+    // copy instead) is skipped.
+    if (n.kind == IaNode::Kind::Scan && last_use[i] < 0 && !keep_.count(static_cast<int>(i))) continue;
     if (before_node) before_node(static_cast<int>(i));
     Stopwatch sw;
     Index moved = 0;

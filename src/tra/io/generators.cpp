@@ -40,7 +40,7 @@ Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_
   // stride_b/stride_c carry the first index and the chunk offsets.
   Index offset[kernels::kMaxRank] = {};
   for (int d = 0; d < rank; ++d) offset[d] = key[d] * chunk_shape[d];
-  Chunk out(chunk_shape);
+  Chunk out = Chunk::uninitialized(chunk_shape);
   auto v = out.data;
   const auto kind = g.kind;
   const double a = g.a, b = g.b;

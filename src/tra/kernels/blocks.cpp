@@ -60,7 +60,7 @@ Chunk permute(const Chunk& in, const std::vector<int>& perm) {
     w.stride_a[d] = s_in[perm[d]];
     w.stride_c[d] = s_out[d];
   }
-  Chunk out(out_shape);
+  Chunk out = Chunk::uninitialized(out_shape);
   auto a = in.data;
   auto c = out.data;
   Kokkos::parallel_for("tra::permute", RangePolicy(0, w.count()), KOKKOS_LAMBDA(const Index p) {

@@ -20,7 +20,7 @@ Chunk clone(const Chunk& c) {
 }
 
 Chunk map_elements(const einsum::ScalarProgram& f, const Chunk& in) {
-  Chunk out(in.shape);
+  Chunk out = Chunk::uninitialized(in.shape);
   auto a = in.data;
   auto c = out.data;
   Kokkos::parallel_for("tra::map_elements", RangePolicy(0, in.size()), KOKKOS_LAMBDA(const Index i) {

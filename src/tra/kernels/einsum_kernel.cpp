@@ -110,7 +110,7 @@ Chunk EinSumKernel::apply_generic(const Chunk& x, const Chunk* y) const {
     inner.stride_a[d] = stride_in(x_labels_, sx, l);
     inner.stride_b[d] = inputs_ == 2 ? stride_in(y_labels_, sy, l) : 0;
   }
-  Chunk z(zs);
+  Chunk z = Chunk::uninitialized(zs);  // the loop writes every element
   auto xd = x.data;
   auto yd = inputs_ == 2 ? y->data : x.data;
   auto zd = z.data;
@@ -158,7 +158,7 @@ Chunk EinSumKernel::apply_gemm(const Chunk& x, const Chunk& y) const {
   };
   const Index nb = product(batch_), m = product(rows_), n = product(cols_), k = product(contracted_);
   Shape zn_shape = shape_of(z_n);
-  Chunk zc(zn_shape);
+  Chunk zc = Chunk::uninitialized(zn_shape);  // beta = 0: GEMM writes every element
   for (Index b = 0; b < nb; ++b) {
     ConstMatrixView A(xa.data.data() + b * m * k, ta[0] == 'N' ? m : k, ta[0] == 'N' ? k : m);
     ConstMatrixView B(ya.data.data() + b * k * n, tb[0] == 'N' ? k : n, tb[0] == 'N' ? n : k);

@@ -129,6 +129,7 @@ class KeyParser {
       size_t j = i_;
       while (j < s_.size() && std::isdigit(static_cast<unsigned char>(s_[j]))) ++j;
       n->kind = KeyExprNode::Const;
+      if (j - i_ > 18) fail("integer too large");  // more than 18 digits would overflow stoll
       n->value = std::stoll(s_.substr(i_, j - i_));
       i_ = j;
       return n;
@@ -137,10 +138,11 @@ class KeyParser {
       size_t j = i_ + 1;
       while (j < s_.size() && std::isdigit(static_cast<unsigned char>(s_[j]))) ++j;
       if (j > i_ + 1) {
-        const int v = std::stoi(s_.substr(i_ + 1, j - i_ - 1));
-        if (v >= arity_) fail("key dimension k" + std::to_string(v) + " does not exist: keys here have " + std::to_string(arity_) + " dimensions (k0..k" + std::to_string(arity_ - 1) + ")");
+        const std::string digits = s_.substr(i_ + 1, j - i_ - 1);
+        if (digits.size() > 9 || std::stoi(digits) >= arity_)  // more than 9 digits would overflow stoi
+          fail("key dimension k" + digits + " does not exist: keys here have " + std::to_string(arity_) + " dimensions (k0..k" + std::to_string(arity_ - 1) + ")");
         n->kind = KeyExprNode::Var;
-        n->var = v;
+        n->var = std::stoi(digits);
         i_ = j;
         return n;
       }

@@ -106,6 +106,19 @@ class Compiler {
     return add(std::move(b));
   }
 
+  // The input on every site. A relation read from its source is read whole on
+  // every site instead of read once and broadcast: Bcast(Scan(R)) ≡ Scan_All(R),
+  // the initial placement being part of the plan. Nothing crosses the network.
+  int replicate(int in) {
+    if (ia(in).kind != IaNode::Kind::Scan) return bcast(in);
+    IaNode x = ia(in);
+    x.placement = Placement::all();
+    x.dist.everywhere = true;
+    for (auto& [k, site] : x.dist.at) site = -1;
+    x.detail += ", read on every site";
+    return add(std::move(x));
+  }
+
   // Shuffle(part_dims): every tuple to site Part<part_dims> of its key.
   int shuffle(int in, const std::vector<int>& part_dims) {
     IaNode sh;
@@ -247,7 +260,7 @@ class Compiler {
     const bool bcast_left = ia(l).dist.tuples() < ia(r).dist.tuples() ||
                             (ia(l).dist.tuples() == ia(r).dist.tuples() && ia(l).type.floats() <= ia(r).type.floats());
     const int stationary = bcast_left ? r : l;
-    const int b = bcast(bcast_left ? l : r);
+    const int b = replicate(bcast_left ? l : r);
     if (bcast_left) l = b;
     else r = b;
 

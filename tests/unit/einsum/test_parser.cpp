@@ -222,3 +222,25 @@ TEST(TraParserErrors, OtherMistakesAreLocated) {
   text = "C[i] = einsum(\"ij->i\", A, B)";
   EXPECT_EQ(error_of(text).rfind(at(text.find(", B")), 0), 0u);  // one subscript group, two tensors
 }
+
+TEST(TraParserErrors, ExpressionTooDeepForTheEvaluationStack) {
+  // "1+(1+(...(1+X[i])))" with n ones keeps n + 1 values pending before the
+  // first '+': ScalarProgram::eval holds at most kMaxStack (16) of them.
+  auto nested = [](int n) {
+    std::string text = "Z[i] = ";
+    for (int k = 0; k < n; ++k) text += "1+(";
+    text += "X[i]";
+    text += std::string(static_cast<size_t>(n), ')');
+    return text;
+  };
+  const EinSum ok = parse_einsum(nested(15), kWhere);
+  EXPECT_DOUBLE_EQ(ok.join.eval(2, 0), 17);
+  const std::string msg = error_of(nested(16));
+  EXPECT_NE(msg.find("nested too deeply"), std::string::npos) << msg;
+}
+
+TEST(TraParserErrors, NumberOutOfRange) {
+  const std::string text = "Z[i] = 1e999 * X[i]";
+  const std::string msg = error_of(text);
+  EXPECT_EQ(msg.rfind(at(text.find("1e999")), 0), 0u) << msg;
+}

@@ -110,4 +110,7 @@ TEST(TraKeyExprErrors, SyntaxErrors) {
   EXPECT_EQ(error_of(false, "k0", 2).rfind("deck.yaml:3:12: ", 0), 0u);          // a map needs [...]
   EXPECT_EQ(error_of(false, "[k0 k1]", 2).rfind("deck.yaml:3:16: ", 0), 0u);     // ',' or ']' expected
   EXPECT_EQ(error_of(true, "(k0 == 1", 2).rfind("deck.yaml:3:20: ", 0), 0u);     // ')' expected
+  // Numbers too large for an integer are user errors, not std::out_of_range.
+  EXPECT_EQ(error_of(true, "k0 == 99999999999999999999", 2).rfind("deck.yaml:3:18: integer too large", 0), 0u);
+  EXPECT_EQ(error_of(true, "k99999999999 == 0", 2).rfind("deck.yaml:3:12: key dimension k99999999999 does not exist", 0), 0u);
 }

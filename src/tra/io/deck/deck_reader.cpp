@@ -298,7 +298,8 @@ Generator parse_generator(const std::string& text, const SourceLoc& where) {
   if (args.size() == 3) {
     g.a = args[0];
     g.b = args[1];
-    if (args[2] < 0 || args[2] != static_cast<double>(static_cast<std::uint64_t>(args[2])))
+    // Range first: converting a negative, NaN or >= 2^64 double to uint64 is undefined.
+    if (!(args[2] >= 0 && args[2] < 18446744073709551616.0) || args[2] != static_cast<double>(static_cast<std::uint64_t>(args[2])))
       throw UserError(where.shifted(static_cast<int>(name_start)), "the seed must be a non-negative integer");
     g.seed = static_cast<std::uint64_t>(args[2]);
     if (g.kind == Generator::Kind::Uniform && !(g.a < g.b))
