@@ -83,7 +83,19 @@ def hdf5_input(out, inputs):
     return [(p, "/P", probs, rel * probs + 1e-300)]
 
 
+def reductions(out, inputs):
+    p = os.path.join(out, "reductions.h5")
+    x = read(p, "/X")
+    n = x.size
+    return [
+        (p, "/colmax", x.max(axis=0), np.zeros(1)),  # max and min are exact in any order
+        (p, "/rowmin", x.min(axis=1), np.zeros(1)),
+        (p, "/total", np.array(x.sum()), np.array(2.0 * n * EPS * np.abs(x).sum())),
+    ]
+
+
 REFERENCES = {
+    "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
     "matmul.yaml": matmul,
     "chain.yaml": chain,

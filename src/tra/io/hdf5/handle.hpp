@@ -47,4 +47,20 @@ using Group = Handle<H5Gclose>;
 // Turn off HDF5's own printing of error stacks: TRA reports errors itself.
 void silence_errors();
 
+// For calls made while a file is open collectively (MPI-IO): a failure there
+// cannot be unwound, since closing handles is itself collective and the other
+// ranks are elsewhere. Print what failed on this rank and abort all ranks.
+[[noreturn]] void abort_collective(const char* call, const char* file, int line);
+
+}  // namespace tra::io::hdf5
+
+#define TRA_H5_COLLECTIVE(call)                                                         \
+  ([&]() {                                                                                  \
+    auto tra_h5_rc_ = (call);                                                               \
+    if (tra_h5_rc_ < 0) ::tra::io::hdf5::abort_collective(#call, __FILE__, __LINE__);       \
+    return tra_h5_rc_;                                                                      \
+  }())
+
+namespace tra::io::hdf5 {
+
 }  // namespace tra::io::hdf5

@@ -35,22 +35,22 @@ void validate_source(const TensorDecl& t, const Hdf5Source& src) {
 
 std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape,
                                const std::vector<Key>& keys) {
-  PropList fapl(TRA_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
-  TRA_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
-  File f(TRA_H5_CHECK(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, fapl.get())));
-  Dataset d(TRA_H5_CHECK(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT)));
-  Dataspace file_space(TRA_H5_CHECK(H5Dget_space(d.get())));
+  PropList fapl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_FILE_ACCESS)));
+  TRA_H5_COLLECTIVE(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
+  File f(TRA_H5_COLLECTIVE(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, fapl.get())));
+  Dataset d(TRA_H5_COLLECTIVE(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT)));
+  Dataspace file_space(TRA_H5_COLLECTIVE(H5Dget_space(d.get())));
   const int rank = static_cast<int>(chunk_shape.size());
   std::vector<hsize_t> count(chunk_shape.begin(), chunk_shape.end());
-  Dataspace mem_space(TRA_H5_CHECK(H5Screate_simple(rank, count.data(), nullptr)));
+  Dataspace mem_space(TRA_H5_COLLECTIVE(H5Screate_simple(rank, count.data(), nullptr)));
   std::vector<Tuple> out;
   std::vector<Scalar> buffer(static_cast<size_t>(volume(chunk_shape)));
   // Independent reads: ranks own different numbers of chunks.
   for (const Key& k : keys) {
     std::vector<hsize_t> start(static_cast<size_t>(rank));
     for (int i = 0; i < rank; ++i) start[i] = static_cast<hsize_t>(k[i] * chunk_shape[i]);
-    TRA_H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
-    TRA_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()));
+    TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
+    TRA_H5_COLLECTIVE(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()));
     out.push_back({k, Chunk::from_host(chunk_shape, buffer)});
   }
   return out;
