@@ -69,6 +69,14 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
       throw UserError(o.loc, "'" + o.tensor + "' is a tensor relation (" + ty.str() + ") that is not a whole tensor in standard form; concat or rekey it before writing");
     PlannedOutput p{&o, resolve_output(o.file, opt.output_dir), ia.tra_to_ia[static_cast<size_t>(tra_node)]};
     io::hdf5::check_writable(p.path);
+    for (const auto& q : outputs) {
+      const std::string& a = q.decl->dataset;
+      const std::string& b = o.dataset;
+      const bool nested = a == b || b.rfind(a + "/", 0) == 0 || a.rfind(b + "/", 0) == 0;
+      if (q.path == p.path && nested)
+        throw UserError(o.loc, "dataset " + b + " of " + p.path + " collides with dataset " + a + " written by the output at line " +
+                                   std::to_string(q.decl->loc.line));
+    }
     outputs.push_back(p);
   }
 

@@ -301,9 +301,15 @@ class Parser {
         if (n == 1) outs += c;
     }
     if (!st_.output.labels.empty() && st_.output.labels.size() != outs.size())
-      fail(spec, "the output is written with " + std::to_string(st_.output.labels.size()) + " labels but the subscripts give " + std::to_string(outs.size()));
+      fail(spec, "the output is written with " + std::to_string(st_.output.labels.size()) + " label(s) but the subscripts give " + std::to_string(outs.size()));
     st_.output.labels.clear();
-    for (char c : outs) st_.output.labels.push_back(std::string(1, c));
+    for (char c : outs) {
+      const std::string l(1, c);
+      if (!std::isalpha(static_cast<unsigned char>(c))) fail(spec, std::string("output subscripts may hold only letters, found '") + c + "'");
+      if (std::find(st_.output.labels.begin(), st_.output.labels.end(), l) != st_.output.labels.end())
+        fail(spec, "output label '" + l + "' repeated");
+      st_.output.labels.push_back(l);
+    }
     for (const auto& r : refs) {
       Token fake{Token::Ident, r.name, 0, r.loc.column - where_.column};
       emit(input_slot(r, fake));
@@ -360,7 +366,5 @@ EinSum parse_einsum(const std::string& text, const SourceLoc& where) { return Pa
 ScalarProgram parse_scalar_function(const std::string& text, const SourceLoc& where) {
   return Parser(text, where).parse_scalar_function();
 }
-
-bool looks_like_einsum(const std::string& text) { return text.find('=') != std::string::npos; }
 
 }  // namespace tra::einsum

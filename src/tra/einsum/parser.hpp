@@ -21,8 +21,4 @@ EinSum parse_einsum(const std::string& text, const SourceLoc& where);
 // A scalar function of x, such as "relu(x)", for element-wise transforms.
 ScalarProgram parse_scalar_function(const std::string& text, const SourceLoc& where);
 
-// True when `text` looks like an EinSum statement rather than something else
-// (used by the deck reader to pick a parser for a string graph entry).
-bool looks_like_einsum(const std::string& text);
-
 }  // namespace tra::einsum

@@ -107,6 +107,10 @@ class Lowerer {
     auto it = out_.tensor_node.find(name);
     if (it == out_.tensor_node.end()) unknown(name, where);
     const RelType& ty = node(it->second).type;
+    if (node(it->second).keys.size() != static_cast<size_t>(ty.tuples()))
+      throw UserError(where, "'" + name + "' is a tensor relation with holes (" + std::to_string(node(it->second).keys.size()) + " of " +
+                                 std::to_string(ty.tuples()) + " tuples below its frontier " + shape_string(ty.frontier) +
+                                 "); an EinSum needs a whole tensor (rekey it to a continuous key range first)");
     if (!ty.standard())
       throw UserError(where, "'" + name + "' is a tensor relation with " + std::to_string(ty.key_arity()) + " key dimensions but chunks of rank " +
                                  std::to_string(ty.chunk_shape.size()) + "; an EinSum needs one key dimension per array dimension (concat or rekey it first)");
@@ -146,7 +150,7 @@ class Lowerer {
                                      std::to_string(parts) + " parts, which does not divide it");
         d[l] = parts;
       }
-    } else if (wf_.run.default_partitioning == io::RunOptions::DefaultPartitioning::Rows) {
+    } else if (wf_.run.default_partitioning == io::RunOptions::DefaultPartitioning::Rows && !bound.empty()) {
       const Label& first = e.output.labels.empty() ? e.agg_labels.front() : e.output.labels.front();
       d[first] = largest_divisor_upto(bound.at(first), nranks_);
     }

@@ -161,9 +161,8 @@ TEST(TraParser, ScalarFunction) {
   EXPECT_THROW(parse_scalar_function("relu(A[i])", kWhere), tra::UserError);
 }
 
-TEST(TraParser, LooksLikeEinsum) {
-  EXPECT_TRUE(tra::einsum::looks_like_einsum("C[i] = A[i]"));
-  EXPECT_FALSE(tra::einsum::looks_like_einsum("relu(x)"));
+TEST(TraParser, NumpyOutputLabelsMustBeDistinct) {
+  EXPECT_THROW(parse_einsum("C = einsum('ij->ii', A)", kWhere), tra::UserError);
 }
 
 // ---- errors: file:line:column of the offending character, and what is wrong.

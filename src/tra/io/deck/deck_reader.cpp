@@ -33,10 +33,15 @@ class DeckReader {
     check_keys(root, {"tensors", "graph", "outputs", "run"}, "the deck");
     if (!root["tensors"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'tensors' section");
     if (!root["graph"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'graph' section");
-    read_tensors(root["tensors"], wf);
-    read_graph(root["graph"], wf);
-    if (root["outputs"]) read_outputs(root["outputs"], wf);
-    if (root["run"]) read_run(root["run"], wf);
+    try {
+      read_tensors(root["tensors"], wf);
+      read_graph(root["graph"], wf);
+      if (root["outputs"]) read_outputs(root["outputs"], wf);
+      if (root["run"]) read_run(root["run"], wf);
+    } catch (const YAML::Exception& e) {
+      // A value of the wrong YAML kind (a list where a name was expected ...).
+      throw UserError(SourceLoc{name_, e.mark.line + 1, e.mark.column + 1}, "unexpected value: " + e.msg);
+    }
     return wf;
   }
 
@@ -116,6 +121,8 @@ class DeckReader {
       if (!seen.insert(d.name).second) fail(t["name"], "tensor '" + d.name + "' is declared twice");
       if (!t["shape"]) fail(t, "tensor '" + d.name + "' needs 'shape'");
       d.shape = shape(t["shape"], "shape");
+      if (d.shape.empty()) fail(t["shape"], "shape must have at least one extent (a scalar is written [1])");
+      if (d.shape.size() > 8) fail(t["shape"], "tensors of rank above 8 are not supported");
       if (t["chunk"]) {
         d.chunk = shape(t["chunk"], "chunk");
         if (d.chunk->size() != d.shape.size()) fail(t["chunk"], "chunk has " + std::to_string(d.chunk->size()) + " extents but shape has " + std::to_string(d.shape.size()));
@@ -205,7 +212,7 @@ class DeckReader {
       d.loc = loc(o);
       d.tensor = scalar(o, "tensor", "an output");
       d.file = scalar(o, "file", "an output");
-      d.dataset = o["dataset"] ? o["dataset"].as<std::string>() : "/" + d.tensor;
+      d.dataset = o["dataset"] ? scalar(o, "dataset", "an output") : "/" + d.tensor;
       if (d.dataset.empty() || d.dataset[0] != '/') d.dataset = "/" + d.dataset;
       for (const auto& prev : wf.outputs)
         if (prev.file == d.file && prev.dataset == d.dataset) fail(o, "dataset " + d.dataset + " of " + d.file + " is written twice");
@@ -222,6 +229,7 @@ class DeckReader {
     for (auto it = p.begin(); it != p.end(); ++it) {
       const std::string key = it->first.as<std::string>();
       if (key == "default") {
+        if (!it->second.IsScalar()) fail(it->second, "'default' is rows or none");
         const std::string v = it->second.as<std::string>();
         if (v == "rows") wf.run.default_partitioning = RunOptions::DefaultPartitioning::Rows;
         else if (v == "none") wf.run.default_partitioning = RunOptions::DefaultPartitioning::None;

@@ -51,7 +51,7 @@ using Statement = std::variant<einsum::EinSum, TraStatement>;
 
 struct OutputDecl {
   std::string tensor;
-  std::string file;     // resolved against --output-dir or the deck's folder
+  std::string file;     // as written; relative paths resolve against --output-dir (default: current folder)
   std::string dataset;
   SourceLoc loc;
 };

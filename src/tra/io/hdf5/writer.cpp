@@ -15,6 +15,7 @@ void write_string_attribute(hid_t obj, const std::string& name, const std::strin
   Datatype ty(TRA_H5_COLLECTIVE(H5Tcopy(H5T_C_S1)));
   TRA_H5_COLLECTIVE(H5Tset_size(ty.get(), value.empty() ? 1 : value.size()));
   TRA_H5_COLLECTIVE(H5Tset_strpad(ty.get(), H5T_STR_NULLTERM));
+  TRA_H5_COLLECTIVE(H5Tset_cset(ty.get(), H5T_CSET_UTF8));  // plans hold Σ, ⋈, λ
   Dataspace sp(TRA_H5_COLLECTIVE(H5Screate(H5S_SCALAR)));
   Attribute a(TRA_H5_COLLECTIVE(H5Acreate2(obj, name.c_str(), ty.get(), sp.get(), H5P_DEFAULT, H5P_DEFAULT)));
   TRA_H5_COLLECTIVE(H5Awrite(a.get(), ty.get(), value.empty() ? "" : value.c_str()));
