@@ -5,7 +5,7 @@
 
 namespace tra::app {
 
-std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double execute_seconds) {
+std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double wall_seconds) {
   std::ostringstream os;
   char line[512];
   std::snprintf(line, sizeof line, "%-5s %-6s %10s %14s %14s %10s  %s\n", "node", "op", "seconds", "pred. floats", "moved floats", "GFLOP/s",
@@ -37,12 +37,11 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
   double read_seconds = 0, op_seconds = 0;
   for (size_t i = 0; i < plan.nodes.size(); ++i)
     (plan.nodes[i].kind == physical::IaNode::Kind::Scan ? read_seconds : op_seconds) += runs[i].seconds;
-  std::snprintf(line, sizeof line, "wall %.4f s: reading inputs %.4f s, operators %.4f s\n", execute_seconds, read_seconds, op_seconds);
+  std::snprintf(line, sizeof line, "wall %.4f s: reading inputs %.4f s, operators %.4f s\n", wall_seconds, read_seconds, op_seconds);
   os << line;
-  execute_seconds = op_seconds;
   const double gflop = flops / 1e9;
-  std::snprintf(line, sizeof line, "tra-run: execute %.4f s, %.3f GFLOP, %.2f GFLOP/s, %lld floats moved\n", execute_seconds, gflop,
-                execute_seconds > 0 ? gflop / execute_seconds : 0.0, static_cast<long long>(measured));
+  std::snprintf(line, sizeof line, "tra-run: execute %.4f s, %.3f GFLOP, %.2f GFLOP/s, %lld floats moved\n", op_seconds, gflop,
+                op_seconds > 0 ? gflop / op_seconds : 0.0, static_cast<long long>(measured));
   os << line;
   return os.str();
 }

@@ -11,6 +11,6 @@
 
 namespace tra::app {
 
-std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double execute_seconds);
+std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double wall_seconds);
 
 }  // namespace tra::app

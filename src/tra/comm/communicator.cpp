@@ -18,12 +18,6 @@ Communicator::~Communicator() {
 
 void Communicator::barrier() const { TRA_MPI_CHECK(MPI_Barrier(comm_)); }
 
-bool Communicator::any(bool flag) const {
-  int in = flag ? 1 : 0, out = 0;
-  TRA_MPI_CHECK(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm_));
-  return out != 0;
-}
-
 double Communicator::max(double v) const {
   double out = 0;
   TRA_MPI_CHECK(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm_));

@@ -16,8 +16,6 @@ class Communicator {
   int rank() const { return rank_; }
   int size() const { return size_; }
   void barrier() const;
-  // True on every rank when `flag` is true on any rank.
-  bool any(bool flag) const;
   double max(double v) const;
   long long sum(long long v) const;
 

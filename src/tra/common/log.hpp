@@ -12,9 +12,6 @@ struct Log {
   static void info(const std::string& line) {
     if (rank == 0) std::cout << line << std::endl;
   }
-  static void debug(const std::string& line) {
-    if (rank == 0 && verbose) std::cout << "  [verbose] " << line << std::endl;
-  }
   static void progress(const std::string& line) {
     if (rank == 0) std::cerr << "[tra] " << line << std::endl;
   }

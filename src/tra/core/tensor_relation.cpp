@@ -4,12 +4,6 @@
 
 namespace tra {
 
-Index TensorRelation::local_floats() const {
-  Index n = 0;
-  for (const auto& t : tuples) n += t.chunk.size();
-  return n;
-}
-
 std::string check_integrity(const std::vector<Key>& keys, const Shape& frontier) {
   std::set<Key> seen;
   for (const Key& k : keys) {

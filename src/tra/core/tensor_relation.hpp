@@ -1,10 +1,10 @@
 #pragma once
-// A tensor relation as one rank holds it: its type, its placement across the
-// sites, and the (key, chunk) tuples that live on this rank.
+// The tuples of a tensor relation. A relation's type (RelType) and placement
+// are properties of the plan node that produces it; at run time a rank holds
+// just its own tuples, as a std::vector<Tuple>.
 #include <vector>
 
 #include "tra/core/chunk.hpp"
-#include "tra/core/placement.hpp"
 #include "tra/core/rel_type.hpp"
 
 namespace tra {
@@ -12,14 +12,6 @@ namespace tra {
 struct Tuple {
   Key key;
   Chunk chunk;
-};
-
-struct TensorRelation {
-  RelType type;
-  Placement placement;
-  std::vector<Tuple> tuples;  // this rank's tuples
-
-  Index local_floats() const;
 };
 
 // §3.2 integrity constraints over the keys of a whole relation: every key is
