@@ -22,7 +22,13 @@ int main(int argc, char** argv) {
   tra::app::RunOptions opt;
   CLI::App app{"tra-run: run a tensor-relational workflow deck (EinSum graph -> TRA -> IA) on MPI ranks"};
   app.add_option("deck", opt.deck, "the YAML workflow deck")->required();
-  app.add_flag("--explain", opt.explain, "print the partitioning, the TRA plan and the IA plan with predicted costs");
+  std::string explain;
+  app.add_flag("--explain{plan}", explain,
+                 "print the partitioning, the TRA plan, the rules applied, the alternatives considered and the chosen IA plan "
+                 "with predicted costs; --explain=analyze also runs it and prints predicted against measured floats and time per operator");
+  app.add_option("--disable", opt.disable, "switch off an optimizer rule (R1-1 ... R2-7, scan-part, scan-all) or a join strategy family (BMM, CMM, RMM, 2D, mixed, ...); repeatable");
+  app.add_option("--strategy", opt.strategy, "force every join with an aggregation to a strategy family: bmm, cmm, rmm, 2d, mixed (default: auto, the cheapest)");
+  app.add_option("--calibration", opt.calibration, "machine rates measured by tra-calibrate (default: the deck's run: optimizer: calibration, else built-in rates)");
   app.add_flag("--dry-run", opt.dry_run, "plan only: stop before execution, write nothing");
   app.add_option("--output-dir", opt.output_dir, "folder for output files given with relative paths (default: current folder)");
   app.add_flag("-v,--verbose", opt.verbose, "show every operator as it runs");
@@ -36,6 +42,12 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   tra::Log::verbose = opt.verbose;
+  if (app.count("--explain") && explain != "plan" && explain != "analyze") {
+    if (rank == 0) std::cerr << "tra-run: error: --explain=" << explain << ": expected --explain, --explain=plan or --explain=analyze" << std::endl;
+    MPI_Finalize();
+    return 2;
+  }
+  if (app.count("--explain")) opt.explain = explain == "analyze" ? tra::app::RunOptions::Explain::Analyze : tra::app::RunOptions::Explain::Plan;
 
   int status = 0;
   {

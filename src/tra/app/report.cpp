@@ -46,4 +46,31 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
   return os.str();
 }
 
+std::string format_analyze(const physical::IaPlan& plan, const physical::PlanCost& predicted, const std::vector<exec::NodeRun>& runs) {
+  std::ostringstream os;
+  char line[512];
+  os << "== explain analyze: predicted against measured, per operator\n";
+  std::snprintf(line, sizeof line, "%-5s %-6s %14s %14s %11s %11s  %s\n", "node", "op", "pred. floats", "moved floats", "pred. s",
+                "measured s", "detail");
+  os << line;
+  double measured_seconds = 0;
+  Index measured_floats = 0;
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    const auto& n = plan.nodes[i];
+    const auto& r = runs[i];
+    measured_seconds += r.seconds;
+    measured_floats += r.floats_moved;
+    const std::string detail = n.detail.size() > 50 ? n.detail.substr(0, 47) + "..." : n.detail;
+    std::snprintf(line, sizeof line, "p%-4zu %-6s %14s %14s %11.4f %11.4f  %s\n", i, n.name().c_str(),
+                  n.moves() ? std::to_string(n.predicted_floats).c_str() : "", n.moves() ? std::to_string(r.floats_moved).c_str() : "",
+                  predicted.node_seconds[i], r.seconds, detail.c_str());
+    os << line;
+  }
+  std::snprintf(line, sizeof line, "total: predicted %lld floats, %.4f s; measured %lld floats, %.4f s%s\n",
+                static_cast<long long>(predicted.floats_moved), predicted.seconds, static_cast<long long>(measured_floats), measured_seconds,
+                predicted.floats_moved == measured_floats ? " (floats equal)" : " (floats DIFFERENT)");
+  os << line;
+  return os.str();
+}
+
 }  // namespace tra::app

@@ -7,10 +7,15 @@
 #include <vector>
 
 #include "tra/exec/executor.hpp"
+#include "tra/physical/cost_model.hpp"
 #include "tra/physical/ia_plan.hpp"
 
 namespace tra::app {
 
 std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double wall_seconds);
+
+// EXPLAIN ANALYZE: per operator, the cost model's prediction beside the
+// measurement — floats moved (equal: placement is deterministic) and seconds.
+std::string format_analyze(const physical::IaPlan& plan, const physical::PlanCost& predicted, const std::vector<exec::NodeRun>& runs);
 
 }  // namespace tra::app

@@ -1,6 +1,9 @@
 #include "tra/app/run_deck.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -14,6 +17,7 @@
 #include "tra/io/hdf5/writer.hpp"
 #include "tra/logical/lower.hpp"
 #include "tra/physical/compile.hpp"
+#include "tra/physical/optimizer.hpp"
 
 namespace tra::app {
 namespace {
@@ -46,6 +50,39 @@ std::string partitioning_text(const logical::Lowering& low) {
   return os.str();
 }
 
+// The optimizer's settings: the deck's, with the command line's on top.
+physical::OptimizerOptions optimizer_options(const io::Workflow& wf, const RunOptions& opt) {
+  const std::vector<std::string> known = physical::rule_and_strategy_names();
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  auto check = [&](const std::string& name, const std::function<void(const std::string&)>& fail) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) fail("unknown rule or strategy '" + name + "'; known: " + list);
+  };
+  physical::OptimizerOptions o;
+  for (const auto& [name, where] : wf.run.optimizer.disable) {
+    check(name, [&](const std::string& m) { throw UserError(where, m); });
+    o.disabled.insert(name);
+  }
+  for (const auto& name : opt.disable) {
+    check(name, [&](const std::string& m) { throw UserError("--disable " + name + ": " + m); });
+    o.disabled.insert(name);
+  }
+  const std::set<std::string> strategies{"auto", "bmm", "cmm", "rmm", "2d", "mixed"};
+  std::string strategy = wf.run.optimizer.strategy;
+  for (char& ch : strategy) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (!strategies.count(strategy))
+    throw UserError(wf.run.optimizer.strategy_loc, "unknown strategy '" + wf.run.optimizer.strategy + "'; expected auto, bmm, cmm, rmm, 2d or mixed");
+  if (!opt.strategy.empty()) {
+    strategy = opt.strategy;
+    for (char& ch : strategy) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!strategies.count(strategy)) throw UserError("--strategy " + opt.strategy + ": expected auto, bmm, cmm, rmm, 2d or mixed");
+  }
+  o.strategy = strategy;
+  const std::string calibration = !opt.calibration.empty() ? opt.calibration : wf.run.optimizer.calibration;
+  if (!calibration.empty()) o.rates = physical::load_rates(calibration);
+  return o;
+}
+
 }  // namespace
 
 void run_deck(const RunOptions& opt, const comm::Communicator& c) {
@@ -58,8 +95,8 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s)");
   Stopwatch planning;
   const logical::Lowering low = logical::lower(wf, c.size());
-  const physical::IaPlan ia = physical::compile(low.plan, c.size());
-  const double plan_seconds = planning.seconds();
+  physical::IaPlan table1 = physical::compile(low.plan, c.size());
+  const physical::OptimizerOptions optimizer = optimizer_options(wf, opt);
 
   std::vector<PlannedOutput> outputs;
   for (const auto& o : wf.outputs) {
@@ -67,7 +104,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     const RelType& ty = low.plan.nodes[static_cast<size_t>(tra_node)].type;
     if (!ty.standard() || low.plan.nodes[static_cast<size_t>(tra_node)].keys.size() != static_cast<size_t>(ty.tuples()))
       throw UserError(o.loc, "'" + o.tensor + "' is a tensor relation (" + ty.str() + ") that is not a whole tensor in standard form; concat or rekey it before writing");
-    PlannedOutput p{&o, resolve_output(o.file, opt.output_dir), ia.tra_to_ia[static_cast<size_t>(tra_node)]};
+    PlannedOutput p{&o, resolve_output(o.file, opt.output_dir), table1.tra_to_ia[static_cast<size_t>(tra_node)]};
     io::hdf5::check_writable(p.path);
     for (const auto& q : outputs) {
       const std::string& a = q.decl->dataset;
@@ -80,12 +117,20 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     outputs.push_back(p);
   }
 
+  // Only what is written out is needed; the optimizer drops the rest.
+  table1.roots.clear();
+  for (const auto& o : outputs) table1.roots.push_back(o.ia_node);
+  const physical::Optimized optimized = physical::optimize(table1, optimizer);
+  const physical::IaPlan& ia = optimized.chosen;
+  for (size_t i = 0; i < outputs.size(); ++i) outputs[i].ia_node = ia.roots[i];
+  const double plan_seconds = planning.seconds();
+
   const std::string tra_text = low.plan.str();
   const std::string ia_text = ia.str();
-  if (opt.explain) {
+  if (opt.explain != RunOptions::Explain::None) {
     Log::info("== partitioning (one d per EinSum statement)\n" + partitioning_text(low));
     Log::info("== TRA plan\n" + tra_text);
-    Log::info("== IA plan (" + std::to_string(c.size()) + " sites)\n" + ia_text);
+    Log::info("== machine rates: " + optimizer.rates.origin + "\n" + physical::explain(optimized));
   }
   if (opt.dry_run) {
     Log::info("dry run: planned in " + std::to_string(plan_seconds) + " s; nothing executed, nothing written");
@@ -104,6 +149,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   });
   const double execute_seconds = c.max(running.seconds());
   const std::string report = format_report(ia, ex.stats(), execute_seconds);
+  if (opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(ia, optimized.cost, ex.stats()));
 
   // Group datasets by file; every rank writes the chunks it holds.
   std::map<std::string, io::hdf5::FileData> files;

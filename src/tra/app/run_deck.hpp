@@ -4,6 +4,7 @@
 // Every stage is a plain function of the previous stage's result; this file
 // only strings them together, prints what the user asked to see, and reports.
 #include <string>
+#include <vector>
 
 #include "tra/comm/communicator.hpp"
 
@@ -11,7 +12,10 @@ namespace tra::app {
 
 struct RunOptions {
   std::string deck;
-  bool explain = false;
+  enum class Explain { None, Plan, Analyze } explain = Explain::None;
+  std::vector<std::string> disable;  // --disable: rule names or strategy families, added to the deck's
+  std::string strategy;              // --strategy: overrides the deck's run: optimizer: strategy
+  std::string calibration;           // --calibration: overrides the deck's file
   bool dry_run = false;
   bool verbose = false;
   std::string output_dir;  // relative output files land here ("" = current folder)

@@ -41,45 +41,6 @@ void chunk_type(TypeHandle& t, Index floats) {
   t.commit();
 }
 
-// The chunks of `tuples` as the send side of a collective: either their own
-// memory, described by an hindexed datatype (no copy), or a packed host copy.
-struct SendSide {
-  const void* buffer = MPI_BOTTOM;
-  int count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  TypeHandle owned;
-  std::vector<Scalar> packed;
-};
-
-void describe(const std::vector<const Tuple*>& tuples, Index per, const TypeHandle& one_chunk, SendSide& s) {
-  if (tuples.empty()) {
-    s.buffer = nullptr;
-    s.count = 0;
-    s.type = one_chunk.get();
-    return;
-  }
-  if (kHostChunks) {
-    std::vector<MPI_Aint> where(tuples.size());
-    std::vector<int> ones(tuples.size(), 1);
-    for (size_t i = 0; i < tuples.size(); ++i) TRA_MPI_CHECK(MPI_Get_address(tuples[i]->chunk.data.data(), &where[i]));
-    TRA_MPI_CHECK(MPI_Type_create_hindexed(to_int(tuples.size(), "tuple"), ones.data(), where.data(), one_chunk.get(), s.owned.out()));
-    s.owned.commit();
-    s.buffer = MPI_BOTTOM;
-    s.count = 1;
-    s.type = s.owned.get();
-    return;
-  }
-  s.packed.resize(tuples.size() * static_cast<size_t>(per));
-  for (size_t i = 0; i < tuples.size(); ++i) {
-    Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(s.packed.data() + i * static_cast<size_t>(per),
-                                                                                        static_cast<size_t>(per));
-    Kokkos::deep_copy(dst, tuples[i]->chunk.data);
-  }
-  s.buffer = s.packed.data();
-  s.count = to_int(tuples.size(), "tuple");
-  s.type = one_chunk.get();
-}
-
 // The receive side: one allocation for all incoming chunks, written by MPI
 // directly when chunks live in host memory (else staged and copied once);
 // each received chunk is a subview of it, so no copy follows.
@@ -147,11 +108,21 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
   }
   RecvSide recv(total * static_cast<size_t>(per));
   if (per > 0) {
+    // In place: every rank first puts its own chunks at its displacement.
+    // (Sending them from their own memory through an hindexed datatype would
+    // save that local copy, but Open MPI picks the Allgatherv algorithm from
+    // the send datatype's size, which then differs between ranks holding
+    // different numbers of tuples, and the ranks deadlock in different
+    // algorithms.)
+    Scalar* base = recv.host_buffer() + static_cast<size_t>(displs[c.rank()]) * static_cast<size_t>(per);
+    for (size_t i = 0; i < mine.size(); ++i) {
+      Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(base + i * static_cast<size_t>(per),
+                                                                                          static_cast<size_t>(per));
+      Kokkos::deep_copy(dst, mine[i].chunk.data);
+    }
     TypeHandle ct;
     chunk_type(ct, per);
-    SendSide send;
-    describe(ptrs, per, ct, send);
-    TRA_MPI_CHECK(MPI_Allgatherv(send.buffer, send.count, send.type, recv.host_buffer(), counts.data(), displs.data(), ct.get(), c.get()));
+    TRA_MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv.host_buffer(), counts.data(), displs.data(), ct.get(), c.get()));
     recv.arrived();
   }
   moved.floats += static_cast<Index>(mine.size()) * per * (p - 1);

@@ -39,23 +39,42 @@ std::vector<Tuple> Executor::execute(const IaNode& n, Index& moved) {
       return out;
     }
     case IaNode::Kind::Shuffle: {
-      comm::Moved m;
       const int s = comm_.size();
       auto site = [&](const Key& k) { return n.placement.site_of(k, n.type.frontier, s); };
+      if (plan_.node(n.inputs[0]).dist.everywhere) {
+        // Every site holds every tuple: each keeps its own, nothing moves.
+        std::vector<Tuple> out;
+        for (const Tuple& t : in(0))
+          if (site(t.key) == comm_.rank()) out.push_back(t);
+        return out;
+      }
+      comm::Moved m;
       auto out = comm::shuffle(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, site, m);
       moved = m.floats;
       return out;
     }
-    case IaNode::Kind::LocalJoin:
-      return logical::join(in(0), in(1), n.keys_left, n.keys_right, n.join);
+    case IaNode::Kind::LocalJoin: {
+      std::vector<Tuple> out = logical::join(in(0), in(1), n.keys_left, n.keys_right, n.join);
+      if (!n.out_key.identity())
+        for (Tuple& t : out) t.key = n.out_key(t.key);
+      return out;
+    }
     case IaNode::Kind::LocalAgg:
       return logical::aggregate(in(0), n.group_by, n.agg);
-    case IaNode::Kind::LocalFilter:
-      return logical::filter(in(0), *n.predicate);
-    case IaNode::Kind::LocalMap: {
+    case IaNode::Kind::LocalFilter: {
       std::vector<Tuple> out;
       for (const Tuple& t : in(0))
-        for (Tuple& o : n.map(t)) out.push_back(std::move(o));
+        if (n.predicate.test(t.key)) out.push_back(t);
+      return out;
+    }
+    case IaNode::Kind::LocalMap: {
+      std::vector<Tuple> out;
+      for (const Tuple& t : in(0)) {
+        if (n.map)
+          for (Tuple& o : n.map(t)) out.push_back(std::move(o));
+        else
+          out.push_back({n.key_map(t.key), n.array_map ? n.array_map(t.chunk) : t.chunk});
+      }
       return out;
     }
   }

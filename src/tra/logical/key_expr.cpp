@@ -1,6 +1,8 @@
 #include "tra/logical/key_expr.hpp"
 
 #include <cctype>
+#include <functional>
+#include <set>
 
 namespace tra::logical {
 
@@ -202,6 +204,17 @@ Key KeyExpr::map(const Key& key) const {
   out.reserve(outputs_.size());
   for (const auto& o : outputs_) out.push_back(o->eval(key));
   return out;
+}
+
+std::vector<int> KeyExpr::dims_read() const {
+  std::set<int> vars;
+  std::function<void(const KeyExprNode&)> walk = [&](const KeyExprNode& n) {
+    if (n.kind == KeyExprNode::Var) vars.insert(n.var);
+    if (n.a) walk(*n.a);
+    if (n.b) walk(*n.b);
+  };
+  for (const auto& o : outputs_) walk(*o);
+  return {vars.begin(), vars.end()};
 }
 
 bool KeyExpr::is_identity() const {

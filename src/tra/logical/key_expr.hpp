@@ -30,6 +30,7 @@ class KeyExpr {
   Key map(const Key& key) const;    // key map
   int out_arity() const { return static_cast<int>(outputs_.size()); }
   bool is_identity() const;
+  std::vector<int> dims_read() const;  // the key dimensions it reads, ascending
   const std::string& text() const { return text_; }
 
  private:

@@ -1,18 +1,18 @@
 #pragma once
-// TRA → IA (TRA paper §5.1, Table 1), with the simplest sound choices:
+// TRA → IA exactly as Table 1 of the TRA paper (§5.1): the initial plan that
+// the optimizer (optimizer.hpp) then rewrites.
 //
-//   Input            Scan, each tuple on site Part<all dims>
-//   Join             LocalJoin(Bcast(smaller side), other side)      Table 1 broadcasts
-//                    the left input; broadcasting the smaller one is the same rule
-//                    with the inputs' roles swapped
-//   Aggregate        LocalAgg(Shuffle(groupBy)(R)) — with R2-4 applied when R is
-//                    already partitioned on a subset of groupBy, and the two-phase
-//                    form LocalAgg(Shuffle(LocalAgg(R))) otherwise (R2-5)
+//   Input            Scan, each tuple read on site Part<all dims>
+//   Join             LocalJoin(Bcast(left), right)
+//   Aggregate        LocalAgg(Shuffle(groupBy)(R))
 //   ReKey/Transform  LocalMap(keyFunc, idOp) / LocalMap(idOp, transformFunc)
 //   Filter           LocalFilter
 //   Tile             LocalMap(keyTileOp, arrayTileOp), arity m
 //   Concat           LocalAgg(<keyDim>^c, arrayConcatOp)(Shuffle(<keyDim>^c)(R))
-//   Retile           Tile then Concat to the new grid, as one LocalMap, Shuffle, LocalAgg
+//   Retile           Tile then Concat to the new grid: LocalMap, Shuffle, LocalAgg
+//
+// The result is inferred (types, distributions, costs) and its roots are
+// every TRA node's relation; callers narrow the roots to what they keep.
 #include "tra/logical/tra_plan.hpp"
 #include "tra/physical/ia_plan.hpp"
 

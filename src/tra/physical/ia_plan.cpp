@@ -35,7 +35,7 @@ std::string IaPlan::str() const {
   int last_tra = -2;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const IaNode& n = nodes[i];
-    if (n.tra_node != last_tra) {
+    if (n.tra_node != last_tra && n.tra_node >= 0) {
       os << "  -- implements t" << n.tra_node << "\n";
       last_tra = n.tra_node;
     }
@@ -45,9 +45,10 @@ std::string IaPlan::str() const {
       for (size_t k = 0; k < n.inputs.size(); ++k) os << (k ? ", " : "") << "p" << n.inputs[k];
       os << ")";
     }
-    os << "   " << n.type.str() << ", " << n.dist.tuples() << " tuples, " << (n.scattered ? "Scattered" : n.placement.str());
-    if (n.kind == IaNode::Kind::Bcast || n.kind == IaNode::Kind::Shuffle)
-      os << ", moves " << n.predicted_floats << " floats (paper cost " << std::setprecision(6) << n.paper_cost << ")";
+    std::string where = n.dist.everywhere ? "All" : n.scattered ? "Scattered" : "one site each";
+    if (n.kind == IaNode::Kind::Scan || n.kind == IaNode::Kind::Shuffle) where = n.placement.str();
+    os << "   " << n.type.str() << ", " << n.dist.tuples() << " tuples, " << where;
+    if (n.moves()) os << ", moves " << n.predicted_floats << " floats (paper cost " << std::setprecision(6) << n.paper_cost << ")";
     os << "\n";
   }
   os << "  predicted: " << predicted_floats() << " floats moved between " << nsites << " sites, " << std::setprecision(4)

@@ -3,10 +3,12 @@
 // site, and the plan says how tuples move (Bcast, Shuffle) and what each site
 // computes on its own tuples (local join, aggregation, filter, map).
 //
-// Every node also records the exact distribution of its tuples over the sites,
-// derived key by key from its inputs (placement is deterministic). From it the
-// floats each Bcast and Shuffle moves are predicted exactly; the executor
-// measures the same quantity and the run report puts both side by side.
+// A node holds two kinds of fields. Its parameters say what the operator does
+// and are what the optimizer's rules rewrite. Its derived fields (type,
+// distribution, costs) are inferred bottom-up from the parameters by
+// physical::infer (infer.hpp), so that any rewritten plan can be costed again:
+// placement is deterministic, which makes the distribution of every relation,
+// and with it the floats every Bcast and Shuffle moves, exact (§5.3).
 #include <functional>
 #include <memory>
 #include <string>
@@ -24,51 +26,91 @@ struct TensorDecl;
 namespace tra::physical {
 
 // Where each tuple of a physical relation is: (key, site) pairs, or every key
-// on every site.
+// on every site (then the sites read -1).
 struct Distribution {
   bool everywhere = false;
-  std::vector<std::pair<Key, int>> at;  // when !everywhere; a key may repeat on several sites
+  std::vector<std::pair<Key, int>> at;  // a key repeats on several sites after a partial aggregation
   Index tuples() const { return static_cast<Index>(at.size()); }
 };
 
+// A key-side function with the text EXPLAIN shows. `fn` empty means idOp.
+struct KeyFn {
+  std::function<Key(const Key&)> fn;
+  std::string text;
+  bool identity() const { return !fn; }
+  Key operator()(const Key& k) const { return fn ? fn(k) : k; }
+};
+
+// A filter's boolFunc, and the key dimensions it reads (for R1-5, R1-6).
+struct KeyPredicate {
+  std::function<bool(const Key&)> test;
+  std::string text;
+  std::vector<int> dims;
+};
+
+using ArrayFn = std::function<Chunk(const Chunk&)>;
+using ExpandFn = std::function<std::vector<Key>(const Key&)>;  // a key to the keys it becomes
 using MapFn = std::function<std::vector<Tuple>(const Tuple&)>;
 
 struct IaNode {
   enum class Kind { Scan, Bcast, Shuffle, LocalJoin, LocalAgg, LocalFilter, LocalMap };
   Kind kind = Kind::Scan;
   std::vector<int> inputs;
-  int tra_node = -1;        // the TRA node it implements
-  RelType type;
-  Placement placement;      // Part / All / Explicit; Scattered partial aggregates are Explicit-less: see `scattered`
-  bool scattered = false;   // a key may sit on several sites (after a partial aggregation)
+  int tra_node = -1;  // the TRA node it implements (-1: added by a rule)
+
+  // ---- parameters
+  const io::TensorDecl* source = nullptr;  // Scan
+  Placement placement;                     // Scan: where it is read (Part<dims> or All); Shuffle: Part<dims>
+  std::vector<int> keys_left, keys_right;  // LocalJoin
+  logical::JoinFn join;                    // LocalJoin: projOp
+  double call_flops = 0;                   // LocalJoin, LocalMap: flops per kernel call; LocalAgg: per group
+  bool gemm = false;                       // LocalJoin: the kernel is a GEMM (for the time estimate)
+  KeyFn out_key;                           // LocalJoin: applied to the natural-join key (R1-7, strategies)
+  std::vector<int> group_by;               // LocalAgg
+  logical::AggFn agg;                      // LocalAgg: aggOp (∘ a composed arrayMapFunc after R1-4)
+  bool agg_decomposable = false;           // LocalAgg: ⊕ may run in two phases (R2-5)
+  std::vector<int> base_keys_left, base_keys_right;  // LocalJoin: the join as first compiled,
+  KeyFn base_out_key;                                 //   before a join strategy extended its keys
+  bool replica = false;                    // LocalMap: a join strategy's replication (stripped by the next one)
+  KeyPredicate predicate;                  // LocalFilter
+  // LocalMap, one tuple to one: λ(keyMapFunc, arrayMapFunc); composable (R1-2, R1-4, R1-7).
+  KeyFn key_map;
+  ArrayFn array_map;  // empty: idOp
+  std::string array_text;
+  // LocalMap, one tuple to `arity` tuples (Tile, re-chunking, replication): not composable.
+  ExpandFn expand;
+  MapFn map;
+  int arity = 1;
+  RelType out_type;     // LocalJoin, LocalAgg, LocalMap: chunk shape and key arity of the output
+  std::string detail;   // operator parameters in words
+
+  // ---- derived by infer()
+  RelType type;           // frontier inferred from the exact key set (§5.3, brute force)
   Distribution dist;
+  bool scattered = false;       // a key sits on several sites (partial aggregates)
+  std::string invalid;          // why this node would compute a wrong result, if it would
+  Index predicted_floats = 0;   // floats it sends between sites, exactly
+  double paper_cost = 0;        // §5.3: broadcast f·s, shuffle f
+  double flops = 0;             // kernel work, all sites
+  double site_flops = 0;        // kernel work of the busiest site
+  Index site_floats_in = 0;     // Scan: floats the busiest site reads; Bcast/Shuffle: the busiest site sends or receives
 
-  // parameters
-  const io::TensorDecl* source = nullptr;   // Scan
-  std::vector<int> keys_left, keys_right;   // LocalJoin
-  logical::JoinFn join;                     // LocalJoin
-  std::vector<int> group_by;                // LocalAgg
-  logical::AggFn agg;                       // LocalAgg
-  std::shared_ptr<const logical::KeyExpr> predicate;  // LocalFilter
-  MapFn map;                                // LocalMap
-  int arity = 1;                            // LocalMap: tuples out per tuple in
-  std::string detail;                       // kernel and parameters in words
-
-  // costs
-  Index predicted_floats = 0;  // floats this node sends between sites, exactly
-  double paper_cost = 0;       // §5.3: broadcast f·s, shuffle f
-  double flops = 0;            // floating-point work of its kernels, all sites
-
+  bool moves() const { return kind == Kind::Bcast || kind == Kind::Shuffle; }
+  bool is_map1() const { return kind == Kind::LocalMap && !map; }  // one tuple to one
   std::string name() const;
 };
 
 struct IaPlan {
-  std::vector<IaNode> nodes;
+  std::vector<IaNode> nodes;  // inputs precede their consumers
   int nsites = 1;
-  std::vector<int> tra_to_ia;  // the IA node that yields each TRA node's relation
+  std::vector<int> tra_to_ia;  // the IA node that yields each TRA node's relation (-1 once rewritten away)
+  std::vector<int> roots;      // nodes whose results are wanted; the rest is dead unless they feed one
+
   Index predicted_floats() const;
   double flops() const;
   std::string str() const;  // EXPLAIN text
+  const IaNode& node(int i) const { return nodes[static_cast<size_t>(i)]; }
+  IaNode& node(int i) { return nodes[static_cast<size_t>(i)]; }
 };
 
 }  // namespace tra::physical

@@ -12,6 +12,7 @@
 #include "tra/io/deck/deck_reader.hpp"
 #include "tra/logical/lower.hpp"
 #include "tra/physical/compile.hpp"
+#include "tra/physical/optimizer.hpp"
 
 namespace tra {
 namespace {
@@ -23,9 +24,15 @@ struct Outcome {
   Index predicted = 0, measured = 0;
 };
 
-Outcome run_on(const comm::Communicator& c, const io::Workflow& wf) {
+// Runs the Table-1 plan, or the optimizer's choice with every tensor kept.
+Outcome run_on(const comm::Communicator& c, const io::Workflow& wf, bool optimized) {
   const auto low = logical::lower(wf, c.size());
-  const auto ia = physical::compile(low.plan, c.size());
+  physical::IaPlan ia = physical::compile(low.plan, c.size());
+  if (optimized) {
+    ia.roots.clear();
+    for (const auto& [name, node] : low.tensor_node) ia.roots.push_back(ia.tra_to_ia[static_cast<size_t>(node)]);
+    ia = physical::optimize(ia, {}).chosen;
+  }
   std::set<int> keep;
   for (const auto& [name, node] : low.tensor_node) keep.insert(ia.tra_to_ia[static_cast<size_t>(node)]);
   exec::Executor ex(ia, c, keep);
@@ -60,11 +67,10 @@ void expect_close(const Dense& a, const Dense& b, double tol, const std::string&
 
 class Pipeline : public ::testing::TestWithParam<std::pair<const char*, double>> {};
 
-TEST_P(Pipeline, MatchesReferenceAndOneRank) {
-  const auto [text, tol] = GetParam();
+void check_deck(const char* text, double tol, bool optimized) {
   const io::Workflow wf = io::parse_deck(text, "case.yaml", "");
   comm::Communicator world;
-  const Outcome dist = run_on(world, wf);
+  const Outcome dist = run_on(world, wf, optimized);
   EXPECT_EQ(dist.predicted, dist.measured) << "placement is deterministic: prediction must equal measurement";
 
   // The same deck on one rank: split the world into single-rank communicators.
@@ -73,7 +79,7 @@ TEST_P(Pipeline, MatchesReferenceAndOneRank) {
   Outcome one;
   {
     comm::Communicator solo(self);
-    one = run_on(solo, wf);
+    one = run_on(solo, wf, optimized);
   }
   MPI_Comm_free(&self);
   EXPECT_EQ(one.measured, 0);
@@ -85,6 +91,9 @@ TEST_P(Pipeline, MatchesReferenceAndOneRank) {
     expect_close(dist.tensors.at(name), one.tensors.at(name), tol, name + " vs one rank");
   }
 }
+
+TEST_P(Pipeline, TableOnePlanMatchesReferenceAndOneRank) { check_deck(GetParam().first, GetParam().second, false); }
+TEST_P(Pipeline, OptimizedPlanMatchesReferenceAndOneRank) { check_deck(GetParam().first, GetParam().second, true); }
 
 // Inputs are uniform in [-1, 1]: |x|, |y| <= 1.
 INSTANTIATE_TEST_SUITE_P(

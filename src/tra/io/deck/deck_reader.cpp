@@ -222,7 +222,8 @@ class DeckReader {
 
   void read_run(const YAML::Node& run, Workflow& wf) {
     if (!run.IsMap()) fail(run, "'run' must be a mapping");
-    check_keys(run, {"partitioning"}, "run");
+    check_keys(run, {"partitioning", "optimizer"}, "run");
+    if (run["optimizer"]) read_optimizer(run["optimizer"], wf.run.optimizer);
     const YAML::Node p = run["partitioning"];
     if (!p) return;
     if (!p.IsMap()) fail(p, "'partitioning' maps 'default' or a statement's output name to its parts per label");
@@ -241,6 +242,29 @@ class DeckReader {
       wf.run.partitioning_loc[key] = loc(it->first);
       for (auto l = it->second.begin(); l != it->second.end(); ++l)
         d[l->first.as<std::string>()] = integer(l->second, "the parts of label " + l->first.as<std::string>(), 1);
+    }
+  }
+
+  void read_optimizer(const YAML::Node& o, OptimizerSettings& s) {
+    if (!o.IsMap()) fail(o, "'optimizer' must be a mapping with keys disable, strategy, calibration");
+    check_keys(o, {"disable", "strategy", "calibration"}, "optimizer");
+    if (const YAML::Node d = o["disable"]) {
+      if (d.IsScalar()) s.disable.emplace_back(d.as<std::string>(), text_loc(d));
+      else if (d.IsSequence())
+        for (const auto& x : d) {
+          if (!x.IsScalar()) fail(x, "'disable' lists rule names (R1-1 ... R2-7, scan-part, scan-all) or strategy families (BMM, CMM, RMM, ...)");
+          s.disable.emplace_back(x.as<std::string>(), text_loc(x));
+        }
+      else fail(d, "'disable' lists rule names (R1-1 ... R2-7, scan-part, scan-all) or strategy families (BMM, CMM, RMM, ...)");
+    }
+    if (const YAML::Node st = o["strategy"]) {
+      s.strategy = scalar(o, "strategy", "optimizer");
+      s.strategy_loc = text_loc(st);
+    }
+    if (const YAML::Node c = o["calibration"]) {
+      const std::string file = scalar(o, "calibration", "optimizer");
+      s.calibration = fs::path(file).is_relative() && !base_.empty() ? (fs::path(base_) / file).string() : file;
+      s.calibration_loc = text_loc(c);
     }
   }
 

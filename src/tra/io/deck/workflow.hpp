@@ -56,11 +56,21 @@ struct OutputDecl {
   SourceLoc loc;
 };
 
+// run: optimizer: — how the IA plan is chosen (docs/optimizer.md).
+struct OptimizerSettings {
+  std::vector<std::pair<std::string, SourceLoc>> disable;  // rule names or strategy families
+  std::string strategy = "auto";                            // or a strategy family every contraction must use
+  SourceLoc strategy_loc;
+  std::string calibration;  // a tra-calibrate file, resolved against the deck's folder ("" = built-in rates)
+  SourceLoc calibration_loc;
+};
+
 struct RunOptions {
   enum class DefaultPartitioning { Rows, None } default_partitioning = DefaultPartitioning::Rows;
   // statement output name -> label -> number of parts
   std::map<std::string, std::map<std::string, Index>> partitioning;
   std::map<std::string, SourceLoc> partitioning_loc;
+  OptimizerSettings optimizer;
 };
 
 struct Workflow {

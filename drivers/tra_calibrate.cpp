@@ -1,0 +1,112 @@
+// tra-calibrate: measure the machine rates that tra-run's cost model turns into
+// time estimates (docs/calibration.md), and write them to a YAML file.
+//
+// Run it under mpirun with the rank count tra-run will use: the per-site rates
+// include the contention of all ranks working at once.
+//
+// Exit status: 0 ok, 2 user error (printed once, by rank 0), 1 internal error.
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "tra/common/error.hpp"
+#include "tra/common/log.hpp"
+#include "tra/common/timer.hpp"
+#include "tra/io/hdf5/handle.hpp"
+#include "tra/io/hdf5/writer.hpp"
+#include "tra/physical/calibration.hpp"
+
+namespace {
+
+// Runs `f` on rank 0 only. A UserError there is raised on every rank, so that
+// all ranks stop alike; only rank 0's text is printed.
+template <class F>
+void on_rank0(const tra::comm::Communicator& c, F&& f) {
+  std::string message;
+  if (c.rank() == 0) {
+    try {
+      f();
+    } catch (const tra::UserError& e) {
+      message = e.what();
+    }
+  }
+  int failed = message.empty() ? 0 : 1;
+  TRA_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, c.get()));
+  if (failed) throw tra::UserError(message);
+}
+
+void print_table(const tra::physical::Rates& r, int ranks, double seconds, const std::string& file) {
+  const bool moved = ranks > 1;
+  struct Row {
+    const char* name;
+    double value;
+    const char* unit;
+    bool measured;
+  };
+  const Row rows[] = {
+      {"gemm_flops", r.gemm_flops, "flop/s per site, KokkosBlas::gemm, n = 1024", true},
+      {"loop_flops", r.loop_flops, "flop/s per site, Kokkos loop (x * 2 + 1)", true},
+      {"shuffle_bytes", r.shuffle_bytes, "bytes/s a site sends, MPI_Alltoallv", moved},
+      {"bcast_bytes", r.bcast_bytes, "bytes/s a site receives, MPI_Allgatherv", moved},
+      {"generate_floats", r.generate_floats, "floats/s per site, normal() generator", true},
+      {"hdf5_read_bytes", r.hdf5_read_bytes, "bytes/s per site, HDF5 read", true},
+      {"latency", r.latency, "seconds per collective call", true},
+  };
+  std::printf("tra-calibrate: measured on %d rank%s in %.1f s\n", ranks, ranks == 1 ? "" : "s", seconds);
+  for (const Row& row : rows)
+    std::printf("  %-16s %10.3g   %s%s\n", row.name, row.value, row.unit,
+                row.measured ? "" : " (default: one rank moves nothing)");
+  std::printf("tra-calibrate: wrote %s; use it with: tra-run --calibration %s DECK\n", file.c_str(), file.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  tra::Log::rank = rank;
+
+  std::string output = "tra-calibration.yaml";
+  CLI::App app{"tra-calibrate: measure this machine's rates (GEMM, loops, MPI, generators, HDF5) for tra-run's cost model"};
+  app.add_option("-o,--output", output, "the calibration file to write (default: tra-calibration.yaml)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = 0;
+    if (rank == 0) code = app.exit(e);
+    else code = e.get_exit_code();
+    MPI_Finalize();
+    return code == 0 ? 0 : 2;
+  }
+
+  int status = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    tra::io::hdf5::silence_errors();
+    try {
+      tra::comm::Communicator comm(MPI_COMM_WORLD);
+      // Before a few seconds of measuring, not after.
+      on_rank0(comm, [&] { tra::io::hdf5::check_writable(output); });
+      tra::Stopwatch sw;
+      const tra::physical::Rates rates = tra::physical::measure_rates(comm);
+      const double seconds = sw.seconds();
+      on_rank0(comm, [&] {
+        tra::physical::save_rates(rates, output);
+        print_table(rates, comm.size(), seconds, output);
+      });
+    } catch (const tra::UserError& e) {
+      if (rank == 0) std::cerr << "tra-calibrate: error: " << e.what() << std::endl;
+      status = 2;
+    } catch (const std::exception& e) {
+      std::cerr << "tra-calibrate: internal error on rank " << rank << ": " << e.what() << std::endl;
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,39 @@
+#pragma once
+// Machine rates for the cost model's time estimate (TRA paper §5.3 counts
+// floats moved; the time estimate adds flops and reads at measured rates).
+//
+// A user measures them once with `tra-calibrate` (under mpirun, with the rank
+// count they will run at) and keeps the YAML file; `tra-run --calibration FILE`
+// or `run: optimizer: calibration: FILE` in a deck uses it. Without a file the
+// built-in defaults below are used: rates measured on the development VM.
+#include <string>
+
+#include "tra/comm/communicator.hpp"
+
+namespace tra::physical {
+
+struct Rates {
+  double gemm_flops = 65e9;        // per site: KokkosBlas::gemm on double chunks
+  double loop_flops = 1.3e8;       // per site: the Kokkos loop kernels (elementwise, non-GEMM EinSums)
+  double shuffle_bytes = 4.0e9;    // per site: bytes a site sends per second in MPI_Alltoallv
+  double bcast_bytes = 3.2e9;      // per site: bytes a site receives per second in MPI_Allgatherv
+  double generate_floats = 2.2e7;  // per site: floats per second from the deck's generators (normal(); uniform() is ~5x faster)
+  double hdf5_read_bytes = 1.0e9;  // per site: bytes per second read from an HDF5 source
+  double latency = 20e-6;          // seconds per collective call (start-up cost)
+  // Or the file it came from, or after measure_rates "tra-calibrate, <date>,
+  // <n> ranks, <host>", which save_rates writes as the file's first line.
+  std::string origin = "built-in defaults";
+};
+
+// Reads a calibration file (format: docs/calibration.md); rates it leaves out
+// keep the defaults. Bad content is a UserError naming file:line:column.
+Rates load_rates(const std::string& path);
+// Writes it under a temporary name and renames it into place. Values read back
+// exactly.
+void save_rates(const Rates& r, const std::string& path);
+// Measures every rate on the ranks of `c` (collective; about a second). Each
+// rate is the slowest rank's; with one rank the two network rates keep their
+// defaults. Writes and removes a temporary HDF5 file in the current folder.
+Rates measure_rates(const comm::Communicator& c);
+
+}  // namespace tra::physical

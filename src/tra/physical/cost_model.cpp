@@ -1,0 +1,67 @@
+#include "tra/physical/cost_model.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "tra/io/deck/workflow.hpp"
+
+namespace tra::physical {
+
+bool PlanCost::better_than(const PlanCost& o) const {
+  // Estimates within a part in a million are ties: decided by traffic, then size.
+  const double tol = 1e-6 * std::max(seconds, o.seconds);
+  if (std::abs(seconds - o.seconds) > tol) return seconds < o.seconds;
+  if (floats_moved != o.floats_moved) return floats_moved < o.floats_moved;
+  return operators < o.operators;
+}
+
+std::string PlanCost::str() const {
+  char line[256];
+  std::snprintf(line, sizeof line, "est %.4g s, %lld floats moved (paper cost %.3g), %.4g GFLOP, %d operators", seconds,
+                static_cast<long long>(floats_moved), paper_cost, flops / 1e9, operators);
+  return line;
+}
+
+namespace {
+
+double node_seconds(const IaNode& n, const Rates& r) {
+  constexpr double kBytes = sizeof(Scalar);
+  switch (n.kind) {
+    case IaNode::Kind::Scan:
+      if (n.source && std::holds_alternative<io::Hdf5Source>(n.source->source))
+        return static_cast<double>(n.site_floats_in) * kBytes / r.hdf5_read_bytes;
+      return static_cast<double>(n.site_floats_in) / r.generate_floats;
+    case IaNode::Kind::Bcast: return r.latency + static_cast<double>(n.site_floats_in) * kBytes / r.bcast_bytes;
+    case IaNode::Kind::Shuffle: return r.latency + static_cast<double>(n.site_floats_in) * kBytes / r.shuffle_bytes;
+    case IaNode::Kind::LocalJoin: return n.site_flops / (n.gemm ? r.gemm_flops : r.loop_flops);
+    case IaNode::Kind::LocalAgg:
+    case IaNode::Kind::LocalMap: return n.site_flops / r.loop_flops;
+    case IaNode::Kind::LocalFilter: return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+PlanCost cost_of(const IaPlan& plan, const Rates& rates) {
+  PlanCost c;
+  std::vector<bool> need(plan.nodes.size(), false);
+  for (int r : plan.roots) need[static_cast<size_t>(r)] = true;
+  for (size_t i = plan.nodes.size(); i-- > 0;)
+    if (need[i])
+      for (int j : plan.nodes[i].inputs) need[static_cast<size_t>(j)] = true;
+  c.node_seconds.assign(plan.nodes.size(), 0);
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    if (!need[i]) continue;
+    const IaNode& n = plan.nodes[i];
+    c.node_seconds[i] = node_seconds(n, rates);
+    c.seconds += c.node_seconds[i];
+    c.floats_moved += n.predicted_floats;
+    c.paper_cost += n.paper_cost;
+    c.flops += n.flops;
+    ++c.operators;
+  }
+  return c;
+}
+
+}  // namespace tra::physical

@@ -1,0 +1,22 @@
+#pragma once
+// Small graph edits the optimizer's rules are made of. A rule appends the
+// nodes it creates, points the consumers of the node it replaces at the new
+// one, and normalize() then drops what no root needs and restores the order
+// "inputs before consumers" that the executor relies on.
+#include "tra/physical/ia_plan.hpp"
+
+namespace tra::physical {
+
+// Appends n; returns its index.
+int add_node(IaPlan& p, IaNode n);
+// Every use of node `from` (as an input, a root or a TRA node's result) now uses `to`.
+void redirect(IaPlan& p, int from, int to);
+// The consumers of every node.
+std::vector<std::vector<int>> consumers(const IaPlan& p);
+// Dead-node removal and a topological order; indices change.
+void normalize(IaPlan& p);
+
+IaNode make_bcast(int in);
+IaNode make_shuffle(int in, std::vector<int> dims);
+
+}  // namespace tra::physical

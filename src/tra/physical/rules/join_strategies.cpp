@@ -1,0 +1,211 @@
+#include "tra/physical/rules/join_strategies.hpp"
+
+#include <algorithm>
+
+#include "tra/physical/plan_edit.hpp"
+
+namespace tra::physical {
+namespace {
+
+using Kind = IaNode::Kind;
+
+bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+int index_in(const std::vector<int>& v, int x) { return static_cast<int>(std::find(v.begin(), v.end(), x) - v.begin()); }
+
+// The relation before any movement or replication a strategy put in front of the join.
+int stripped(const IaPlan& p, int i) {
+  while (p.node(i).moves() || p.node(i).replica) i = p.node(i).inputs[0];
+  return i;
+}
+
+struct Geometry {
+  int kl = 0, kr = 0;
+  std::vector<int> keys_left, keys_right, right_rest;
+  Shape frontier;  // of the natural output key: left dims, then the right's other dims
+  std::vector<int> in_left, in_right;  // natural dim -> that input's dim, or -1
+};
+
+Geometry geometry(const IaPlan& p, int join) {
+  const IaNode& j = p.node(join);
+  Geometry g;
+  g.keys_left = j.base_keys_left.empty() ? j.keys_left : j.base_keys_left;
+  g.keys_right = j.base_keys_left.empty() ? j.keys_right : j.base_keys_right;
+  const IaNode& a = p.node(stripped(p, j.inputs[0]));
+  const IaNode& b = p.node(stripped(p, j.inputs[1]));
+  g.kl = a.type.key_arity();
+  g.kr = b.type.key_arity();
+  g.right_rest = logical::complement(g.kr, g.keys_right);
+  for (int o = 0; o < g.kl; ++o) {
+    g.frontier.push_back(a.type.frontier[static_cast<size_t>(o)]);
+    g.in_left.push_back(o);
+    const int k = index_in(g.keys_left, o);
+    g.in_right.push_back(k < static_cast<int>(g.keys_left.size()) ? g.keys_right[static_cast<size_t>(k)] : -1);
+  }
+  for (int r : g.right_rest) {
+    g.frontier.push_back(b.type.frontier[static_cast<size_t>(r)]);
+    g.in_left.push_back(-1);
+    g.in_right.push_back(r);
+  }
+  return g;
+}
+
+// The natural output dimensions the aggregation after the join sums away, if
+// one follows (through a shuffle) and the join's keys are its natural ones.
+std::vector<int> aggregated_dims(const IaPlan& p, int join, const Geometry& g) {
+  const IaNode& j = p.node(join);
+  if (!(j.base_keys_left.empty() ? j.out_key.identity() : j.base_out_key.identity())) return {};
+  const auto users = consumers(p);
+  std::vector<int> frontier = users[static_cast<size_t>(join)];
+  for (size_t step = 0; step < 3 && frontier.size() == 1; ++step) {
+    const IaNode& u = p.node(frontier[0]);
+    if (u.kind == Kind::LocalAgg) return logical::complement(static_cast<int>(g.frontier.size()), u.group_by);
+    if (!u.moves()) break;
+    frontier = users[static_cast<size_t>(frontier[0])];
+  }
+  return {};
+}
+
+std::string family_of(const std::vector<int>& P, const std::vector<int>& summed, const Geometry& g, const std::vector<int>& live) {
+  bool touches_left = false, touches_right = false, all_summed = true, any_summed = false;
+  for (int o : P) {
+    touches_left |= g.in_left[static_cast<size_t>(o)] >= 0;
+    touches_right |= g.in_right[static_cast<size_t>(o)] >= 0;
+    all_summed &= contains(summed, o);
+    any_summed |= contains(summed, o);
+  }
+  if (summed.empty()) {
+    if (!touches_left || !touches_right) return "broadcast";
+    bool shared = true;
+    for (int o : P) shared &= g.in_left[static_cast<size_t>(o)] >= 0 && g.in_right[static_cast<size_t>(o)] >= 0;
+    return shared ? "co-partition" : "replicate";
+  }
+  if (all_summed) return "CMM";
+  if (!touches_left || !touches_right) return "BMM";
+  if (P.size() == live.size()) return "RMM";
+  return any_summed ? "mixed" : "2D";
+}
+
+}  // namespace
+
+std::string JoinStrategy::name() const {
+  if (keep_in_place >= 0) return family + (keep_in_place == 0 ? " keep left, broadcast right" : " keep right, broadcast left");
+  std::string d;
+  for (int o : P) d += (d.empty() ? "" : ",") + std::to_string(o);
+  return family + " P=<" + d + ">";
+}
+
+std::vector<JoinStrategy> join_strategies(const IaPlan& p, int join) {
+  const Geometry g = geometry(p, join);
+  const std::vector<int> summed = aggregated_dims(p, join, g);
+  std::vector<int> live;  // dimensions worth partitioning on
+  for (size_t o = 0; o < g.frontier.size(); ++o)
+    if (g.frontier[o] > 1) live.push_back(static_cast<int>(o));
+  std::vector<JoinStrategy> out;
+  const std::string bcast = summed.empty() ? "broadcast" : "BMM";
+  out.push_back({bcast, {}, 1});
+  out.push_back({bcast, {}, 0});
+  if (live.size() > 12) return out;  // 4096 subsets and more: keep the broadcast forms only
+  for (unsigned mask = 1; mask < (1u << live.size()); ++mask) {
+    std::vector<int> P;
+    for (size_t b = 0; b < live.size(); ++b)
+      if (mask & (1u << b)) P.push_back(live[b]);
+    out.push_back({family_of(P, summed, g, live), P, -1});
+  }
+  return out;
+}
+
+void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
+  {
+    IaNode& j = p.node(join);
+    if (j.base_keys_left.empty()) {
+      j.base_keys_left = j.keys_left;
+      j.base_keys_right = j.keys_right;
+      j.base_out_key = j.out_key;
+    }
+  }
+  const Geometry g = geometry(p, join);
+  const int a = stripped(p, p.node(join).inputs[0]);
+  const int b = stripped(p, p.node(join).inputs[1]);
+  std::vector<int> keys_left = g.keys_left, keys_right = g.keys_right;
+  KeyFn out_key = p.node(join).base_out_key;
+  int na = a, nb = b;
+  if (s.keep_in_place >= 0) {
+    if (s.keep_in_place == 0) nb = add_node(p, make_bcast(b));
+    else na = add_node(p, make_bcast(a));
+  } else {
+    // One side brought to the voxels' sites; `have` maps natural dims to its own.
+    auto place = [&](int base, const std::vector<int>& have, int arity, std::vector<int>& missing) {
+      std::vector<int> dims;
+      for (int o : s.P)
+        if (have[static_cast<size_t>(o)] < 0) missing.push_back(o);
+      if (missing.size() == s.P.size()) return add_node(p, make_bcast(base));
+      int src = base;
+      if (!missing.empty()) {
+        Shape extra;
+        for (int o : missing) extra.push_back(g.frontier[static_cast<size_t>(o)]);
+        ExpandFn expand = [extra](const Key& k) {
+          std::vector<Key> out;
+          for_each_key(extra, [&](const Key& e) {
+            Key x = k;
+            x.insert(x.end(), e.begin(), e.end());
+            out.push_back(std::move(x));
+          });
+          return out;
+        };
+        IaNode m;
+        m.kind = Kind::LocalMap;
+        m.inputs = {base};
+        m.out_type = p.node(base).type;
+        m.out_type.frontier.insert(m.out_type.frontier.end(), extra.begin(), extra.end());
+        m.expand = expand;
+        m.map = [expand](const Tuple& t) {
+          std::vector<Tuple> out;
+          for (Key& k : expand(t.key)) out.push_back({std::move(k), t.chunk});  // chunks are shared, not copied
+          return out;
+        };
+        m.arity = static_cast<int>(volume(extra));
+        m.replica = true;
+        m.detail = "insertDim, duplicate x" + std::to_string(m.arity);
+        src = add_node(p, std::move(m));
+      }
+      for (int o : s.P) {
+        const int own = have[static_cast<size_t>(o)];
+        dims.push_back(own >= 0 ? own : arity + index_in(missing, o));
+      }
+      return add_node(p, make_shuffle(src, dims));
+    };
+    std::vector<int> missing_left, missing_right;
+    na = place(a, g.in_left, g.kl, missing_left);
+    nb = place(b, g.in_right, g.kr, missing_right);
+    if (missing_left.size() == s.P.size()) missing_left.clear();  // broadcast, not replicated
+    if (missing_right.size() == s.P.size()) missing_right.clear();
+    // The added dimensions join too.
+    for (size_t t = 0; t < missing_left.size(); ++t) {
+      keys_left.push_back(g.kl + static_cast<int>(t));
+      keys_right.push_back(g.in_right[static_cast<size_t>(missing_left[t])]);
+    }
+    for (size_t t = 0; t < missing_right.size(); ++t) {
+      keys_left.push_back(missing_right[t]);
+      keys_right.push_back(g.kr + static_cast<int>(t));
+    }
+    if (!missing_left.empty() || !missing_right.empty()) {
+      // Back to the natural layout: left dims, then the right's other dims.
+      const std::vector<int> rest_now = logical::complement(g.kr + static_cast<int>(missing_right.size()), keys_right);
+      std::vector<int> perm;
+      for (int o = 0; o < static_cast<int>(g.frontier.size()); ++o) {
+        if (o < g.kl) perm.push_back(o);
+        else if (contains(missing_left, o)) perm.push_back(g.kl + index_in(missing_left, o));
+        else perm.push_back(g.kl + static_cast<int>(missing_left.size()) + index_in(rest_now, g.in_right[static_cast<size_t>(o)]));
+      }
+      const KeyFn base = out_key;
+      out_key = KeyFn{[perm, base](const Key& k) { return base(project(k, perm)); }, base.identity() ? "" : base.text};
+    }
+  }
+  IaNode& j = p.node(join);
+  j.inputs = {na, nb};
+  j.keys_left = keys_left;
+  j.keys_right = keys_right;
+  j.out_key = out_key;
+}
+
+}  // namespace tra::physical

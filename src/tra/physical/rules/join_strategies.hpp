@@ -1,0 +1,49 @@
+#pragma once
+// Domain-specific rules (TRA paper §5.2.2): the ways to place the work of a
+// join — and of the aggregation that usually follows it — on the sites.
+//
+// The join's output keys span a space of "voxels" (for C = A·B, the (i, j, k)
+// blocks of the 3-D iteration space). A strategy picks the key dimensions P
+// the voxels are partitioned on, Part<P>, and brings each input to the sites
+// of the voxels it takes part in:
+//   - an input holding every dimension of P is shuffled on them;
+//   - an input holding none of them is broadcast;
+//   - an input holding some is replicated over the missing ones and shuffled
+//     (insertDim and duplicate of §5.2.2), and the join then matches on the
+//     added dimensions too.
+// The aggregation after the join needs no shuffle when P holds no aggregated
+// dimension (R2-4) and runs in two phases otherwise (R2-5).
+//
+// For C[i,k] = Σ_j A[i,j]·B[j,k] the paper's plans are instances:
+//   BMM  P = {i} or {k}: one input broadcast, the other partitioned (also: the
+//        other left where it is, R2-6's broadcast forms);
+//   CMM  P = {j}: both partitioned on the summed dimension, partial results
+//        shuffled and added;
+//   RMM  P = {i, j, k}: the 3-D replication-based multiply.
+// Beyond the paper: "2D" P = {i, k} (both inputs replicated, no aggregation
+// shuffle: SUMMA's data placement) and the "mixed" P = {i, j} / {j, k}
+// (a 2.5-D-like middle ground). All of them hold for batch labels and several
+// summed labels alike.
+#include <string>
+#include <vector>
+
+#include "tra/physical/ia_plan.hpp"
+
+namespace tra::physical {
+
+struct JoinStrategy {
+  std::string family;      // "BMM", "CMM", "RMM", "2D", "mixed" (joins with an aggregation); "broadcast", "co-partition", "replicate"
+  std::vector<int> P;      // voxel dimensions, in the join's natural output key; empty for the keep-in-place forms
+  int keep_in_place = -1;  // 0 / 1: that input stays where it is and the other is broadcast
+  std::string name() const;  // "BMM P=<0>", "BMM keep right"
+};
+
+// The strategies that apply to the LocalJoin at `join` (dimensions with a
+// frontier of 1 are left out of P: partitioning on them changes nothing).
+std::vector<JoinStrategy> join_strategies(const IaPlan& plan, int join);
+
+// Rewrites the join's inputs (and its keys) to `s`; any earlier strategy's
+// broadcasts, shuffles and replications are undone first.
+void apply_join_strategy(IaPlan& plan, int join, const JoinStrategy& s);
+
+}  // namespace tra::physical

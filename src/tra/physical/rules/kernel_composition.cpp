@@ -1,0 +1,206 @@
+// R1-1 … R1-7 of the TRA paper (§5.2, Table 2): kernel functions composed
+// into fewer operators, and filters pushed towards the inputs.
+#include <algorithm>
+
+#include "tra/physical/plan_edit.hpp"
+#include "tra/physical/rules/rule.hpp"
+
+namespace tra::physical {
+namespace {
+
+using Kind = IaNode::Kind;
+
+bool is(const IaPlan& p, int i, Kind k) { return p.node(i).kind == k; }
+int input(const IaPlan& p, int i, size_t k = 0) { return p.node(i).inputs.at(k); }
+
+KeyFn compose(const KeyFn& outer, const KeyFn& inner) {
+  if (inner.identity()) return outer;
+  if (outer.identity()) return inner;
+  auto f = outer.fn, g = inner.fn;
+  return KeyFn{[f, g](const Key& k) { return f(g(k)); }, outer.text + "∘" + inner.text};
+}
+
+ArrayFn compose(const ArrayFn& outer, const ArrayFn& inner) {
+  if (!inner) return outer;
+  if (!outer) return inner;
+  return [outer, inner](const Chunk& c) { return outer(inner(c)); };
+}
+
+std::string compose_text(const std::string& outer, const std::string& inner) {
+  if (inner.empty()) return outer;
+  if (outer.empty()) return inner;
+  return outer + "∘" + inner;
+}
+
+KeyPredicate both(const KeyPredicate& a, const KeyPredicate& b) {
+  auto fa = a.test, fb = b.test;
+  std::vector<int> dims = a.dims;
+  dims.insert(dims.end(), b.dims.begin(), b.dims.end());
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return {[fa, fb](const Key& k) { return fa(k) && fb(k); }, "(" + a.text + ") && (" + b.text + ")", dims};
+}
+
+// A predicate over keys of another layout: key dimension d of the new layout
+// feeds dimension to_old[d] of the old one (the others read 0).
+KeyPredicate relayout(const KeyPredicate& p, int old_arity, std::vector<std::pair<int, int>> new_to_old, const std::string& note) {
+  auto f = p.test;
+  std::vector<int> dims;
+  for (auto [nd, od] : new_to_old) dims.push_back(nd);
+  std::sort(dims.begin(), dims.end());
+  return {[f, old_arity, new_to_old](const Key& k) {
+            Key old(static_cast<size_t>(old_arity), 0);
+            for (auto [nd, od] : new_to_old) old[static_cast<size_t>(od)] = k[static_cast<size_t>(nd)];
+            return f(old);
+          },
+          p.text + note, dims};
+}
+
+std::string map_detail(const IaNode& m) { return (m.key_map.identity() ? "idOp" : m.key_map.text) + ", " + (m.array_text.empty() ? "idOp" : m.array_text); }
+
+// R1-1: σ(b1)(σ(b2)(R)) ≡ σ(b1 ∧ b2)(R).
+bool merge_filters(IaPlan& p, int at) {
+  if (!is(p, at, Kind::LocalFilter) || !is(p, input(p, at), Kind::LocalFilter)) return false;
+  const int inner = input(p, at);
+  IaNode& n = p.node(at);
+  n.predicate = both(p.node(inner).predicate, n.predicate);
+  n.detail = n.predicate.text;
+  n.inputs = p.node(inner).inputs;
+  return true;
+}
+
+// R1-2: λ(k1, a1)(λ(k2, a2)(R)) ≡ λ(k1∘k2, a1∘a2)(R) for one-to-one maps.
+bool merge_maps(IaPlan& p, int at) {
+  if (!p.node(at).is_map1() || !p.node(input(p, at)).is_map1()) return false;
+  const IaNode inner = p.node(input(p, at));
+  IaNode& n = p.node(at);
+  n.key_map = compose(n.key_map, inner.key_map);
+  n.array_map = compose(n.array_map, inner.array_map);
+  n.array_text = compose_text(n.array_text, inner.array_text);
+  n.call_flops += inner.call_flops;
+  n.inputs = inner.inputs;
+  n.detail = map_detail(n);
+  return true;
+}
+
+// R1-3: λ(idOp, a)(σ(b)(R)) ≡ σ(b)(λ(idOp, a)(R)); applied so that the filter
+// runs first and the map sees fewer tuples.
+bool filter_before_map(IaPlan& p, int at) {
+  if (!is(p, at, Kind::LocalFilter)) return false;
+  const int m = input(p, at);
+  if (!p.node(m).is_map1() || !p.node(m).key_map.identity()) return false;
+  IaNode f = p.node(at);
+  f.inputs = p.node(m).inputs;
+  const int nf = add_node(p, std::move(f));
+  IaNode map = p.node(m);
+  map.inputs = {nf};
+  const int nm = add_node(p, std::move(map));
+  redirect(p, at, nm);
+  return true;
+}
+
+// R1-4: λ(idOp, a)(Σ(g, agg)(R)) ≡ Σ(g, a∘agg)(R).
+bool map_into_aggregation(IaPlan& p, int at) {
+  const IaNode& m = p.node(at);
+  if (!m.is_map1() || !m.key_map.identity() || !is(p, input(p, at), Kind::LocalAgg)) return false;
+  IaNode a = p.node(input(p, at));
+  auto agg = a.agg;
+  auto fn = m.array_map;
+  if (fn) a.agg = [agg, fn](const std::vector<const Tuple*>& g) { return fn(agg(g)); };
+  a.call_flops += m.call_flops;
+  a.out_type = m.out_type;
+  a.agg_decomposable = false;  // the map must run once, on whole groups
+  a.detail = compose_text(m.array_text, a.detail);
+  const int na = add_node(p, std::move(a));
+  redirect(p, at, na);
+  return true;
+}
+
+// R1-5: σ(b)(Σ(g, agg)(R)) ≡ Σ(g, agg)(σ(b∘Π_g)(R)): the filter reads only
+// the grouping keys, so it can run on the aggregation's input.
+bool filter_before_aggregation(IaPlan& p, int at) {
+  if (!is(p, at, Kind::LocalFilter) || !is(p, input(p, at), Kind::LocalAgg)) return false;
+  const int a = input(p, at);
+  const std::vector<int> g = p.node(a).group_by;
+  std::vector<std::pair<int, int>> new_to_old;
+  for (size_t i = 0; i < g.size(); ++i) new_to_old.emplace_back(g[i], static_cast<int>(i));
+  IaNode f = p.node(at);
+  f.predicate = relayout(f.predicate, static_cast<int>(g.size()), new_to_old, " on the grouping keys");
+  f.detail = f.predicate.text;
+  f.inputs = p.node(a).inputs;
+  const int nf = add_node(p, std::move(f));
+  IaNode agg = p.node(a);
+  agg.inputs = {nf};
+  const int na = add_node(p, std::move(agg));
+  redirect(p, at, na);
+  return true;
+}
+
+// R1-6: σ(b)(⋈(kl, kr, op)(Rl, Rr)) ≡ ⋈(kl, kr, op)(σ(b)(Rl), σ(b)(Rr)) when
+// b reads only joined key dimensions: they hold equal values on both sides.
+bool filter_into_join(IaPlan& p, int at) {
+  if (!is(p, at, Kind::LocalFilter) || !is(p, input(p, at), Kind::LocalJoin)) return false;
+  const int j = input(p, at);
+  const IaNode& join = p.node(j);
+  if (!join.out_key.identity()) return false;
+  const KeyPredicate& pred = p.node(at).predicate;
+  std::vector<std::pair<int, int>> left, right;  // (input dim, output dim)
+  for (int d : pred.dims) {
+    auto it = std::find(join.keys_left.begin(), join.keys_left.end(), d);
+    if (it == join.keys_left.end()) return false;
+    left.emplace_back(d, d);
+    right.emplace_back(join.keys_right[static_cast<size_t>(it - join.keys_left.begin())], d);
+  }
+  const int arity = join.out_type.key_arity();
+  IaNode fl = p.node(at), fr = p.node(at);
+  fl.predicate = relayout(pred, arity, left, "");
+  fr.predicate = relayout(pred, arity, right, " on the right's keys");
+  fl.inputs = {join.inputs[0]};
+  fr.inputs = {join.inputs[1]};
+  fl.detail = fl.predicate.text;
+  fr.detail = fr.predicate.text;
+  const int nl = add_node(p, std::move(fl));
+  const int nr = add_node(p, std::move(fr));
+  IaNode nj = p.node(j);
+  nj.inputs = {nl, nr};
+  const int n = add_node(p, std::move(nj));
+  redirect(p, at, n);
+  return true;
+}
+
+// R1-7: λ(k, a)(⋈(kl, kr, op)(Rl, Rr)) ≡ ⋈(kl, kr, a∘op)(Rl, Rr) with k applied
+// to the joined keys, for one-to-one maps.
+bool map_into_join(IaPlan& p, int at) {
+  const IaNode& m = p.node(at);
+  if (!m.is_map1() || !is(p, input(p, at), Kind::LocalJoin)) return false;
+  IaNode j = p.node(input(p, at));
+  auto op = j.join;
+  auto fn = m.array_map;
+  if (fn) j.join = [op, fn](const Chunk& x, const Chunk& y) { return fn(op(x, y)); };
+  j.out_key = compose(m.key_map, j.out_key);
+  if (!j.base_keys_left.empty()) j.base_out_key = compose(m.key_map, j.base_out_key);
+  j.call_flops += m.call_flops;
+  j.gemm = j.gemm && !fn;
+  j.out_type = m.out_type;
+  j.detail = compose_text(m.array_text, j.detail) + (m.key_map.identity() ? "" : ", keys " + m.key_map.text);
+  const int nj = add_node(p, std::move(j));
+  redirect(p, at, nj);
+  return true;
+}
+
+}  // namespace
+
+const std::vector<Rule>& kernel_composition_rules() {
+  static const std::vector<Rule> rules = {
+      {"R1-1", "merge two filters into one", single(merge_filters)},
+      {"R1-2", "merge two one-to-one maps into one", single(merge_maps)},
+      {"R1-3", "filter before a map that keeps keys", single(filter_before_map)},
+      {"R1-4", "compose a map that keeps keys into the aggregation before it", single(map_into_aggregation)},
+      {"R1-5", "filter on grouping keys before the aggregation", single(filter_before_aggregation)},
+      {"R1-6", "push a filter on joined keys into both inputs of the join", single(filter_into_join)},
+      {"R1-7", "compose a one-to-one map into the join before it", single(map_into_join)},
+  };
+  return rules;
+}
+
+}  // namespace tra::physical

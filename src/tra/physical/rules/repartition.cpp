@@ -1,0 +1,164 @@
+// R2-1 … R2-7 of the TRA paper (§5.2, Table 2): fewer and cheaper broadcasts
+// and shuffles. Preconditions on placement are checked exactly on the
+// inferred distributions (placement is deterministic).
+#include <numeric>
+
+#include "tra/physical/infer.hpp"
+#include "tra/physical/plan_edit.hpp"
+#include "tra/physical/rules/rule.hpp"
+
+namespace tra::physical {
+namespace {
+
+using Kind = IaNode::Kind;
+
+int input(const IaPlan& p, int i, size_t k = 0) { return p.node(i).inputs.at(k); }
+
+// The relation under any Bcast or Shuffle steps.
+int unmoved(const IaPlan& p, int i) {
+  while (p.node(i).moves()) i = input(p, i);
+  return i;
+}
+
+// R2-1: Bcast(Bcast(R)) ≡ Bcast(R); Shuf(d2)(Shuf(d1)(R)) ≡ Shuf(d2)(R).
+bool last_movement_only(IaPlan& p, int at) {
+  const IaNode& n = p.node(at);
+  if (!n.moves() || p.node(input(p, at)).kind != n.kind) return false;
+  p.node(at).inputs = p.node(input(p, at)).inputs;
+  return true;
+}
+
+// R2-2: Bcast(σ(R)) ≡ σ(Bcast(R)), and the same for Shuf; applied so that the
+// filter runs before the data moves.
+bool filter_before_movement(IaPlan& p, int at) {
+  if (p.node(at).kind != Kind::LocalFilter || !p.node(input(p, at)).moves()) return false;
+  const int mv = input(p, at);
+  IaNode f = p.node(at);
+  f.inputs = p.node(mv).inputs;
+  const int nf = add_node(p, std::move(f));
+  IaNode m = p.node(mv);
+  m.inputs = {nf};
+  const int nm = add_node(p, std::move(m));
+  redirect(p, at, nm);
+  return true;
+}
+
+// R2-3: Bcast(λ(R)) ≡ λ(Bcast(R)), and Shuf(λ(R)) ≡ λ(Shuf(R)) when the map keeps
+// keys. Both directions: a map that shrinks chunks (diag) should run before the
+// data moves, one that grows them after; the cost model decides.
+bool swap_map_and_movement(IaPlan& p, int at) {
+  const IaNode& n = p.node(at);
+  int upper = -1, lower = -1;
+  if (n.moves() && p.node(input(p, at)).is_map1()) {
+    upper = at;  // movement over map → map over movement
+    lower = input(p, at);
+  } else if (n.is_map1() && p.node(input(p, at)).moves()) {
+    upper = at;  // map over movement → movement over map
+    lower = input(p, at);
+  } else {
+    return false;
+  }
+  const IaNode& mv = p.node(upper).moves() ? p.node(upper) : p.node(lower);
+  const IaNode& map = p.node(upper).moves() ? p.node(lower) : p.node(upper);
+  if (mv.kind == Kind::Shuffle && !map.key_map.identity()) return false;
+  IaNode a = p.node(lower), b = p.node(upper);
+  b.inputs = p.node(lower).inputs;
+  const int nb = add_node(p, std::move(b));
+  a.inputs = {nb};
+  const int na = add_node(p, std::move(a));
+  redirect(p, at, na);
+  return true;
+}
+
+// R2-4: Σ(g)(Shuf(d)(R)) ≡ Σ(g)(R) when every group of R already sits on one site.
+bool aggregate_in_place(IaPlan& p, int at) {
+  if (p.node(at).kind != Kind::LocalAgg || p.node(input(p, at)).kind != Kind::Shuffle) return false;
+  const IaNode& r = p.node(input(p, input(p, at)));
+  if (!grouped_on_one_site(r.dist, p.node(at).group_by)) return false;
+  p.node(at).inputs = {input(p, input(p, at))};
+  return true;
+}
+
+// R2-5: Σ(g)(Shuf(d)(R)) ≡ Σ(g)(Shuf(d)(Σ(g)(R))): aggregate on every site
+// first, so that only one partial result per group and site moves.
+bool two_phase_aggregation(IaPlan& p, int at) {
+  const IaNode& a = p.node(at);
+  if (a.kind != Kind::LocalAgg || !a.agg_decomposable || p.node(input(p, at)).kind != Kind::Shuffle) return false;
+  const int r = input(p, input(p, at));
+  const IaNode& rn = p.node(r);
+  if (rn.kind == Kind::LocalAgg && rn.agg_decomposable && rn.scattered) return false;  // already split
+  if (grouped_on_one_site(rn.dist, a.group_by)) return false;                        // R2-4's case
+  IaNode partial = a;  // a copy: `a` dangles once nodes are added
+  partial.inputs = {r};
+  partial.detail = a.detail + " (partial)";
+  std::vector<int> all(a.group_by.size());
+  const int np = add_node(p, std::move(partial));
+  std::iota(all.begin(), all.end(), 0);
+  const int ns = add_node(p, make_shuffle(np, all));
+  IaNode final_agg = p.node(at);
+  final_agg.inputs = {ns};
+  final_agg.group_by = all;
+  final_agg.detail = p.node(at).detail + " (final)";
+  const int nf = add_node(p, std::move(final_agg));
+  redirect(p, at, nf);
+  return true;
+}
+
+// R2-6: ⋈(Bcast(Rl), Rr) ≡ ⋈(Rl, Bcast(Rr)) ≡ ⋈(Shuf(kl)(Rl), Shuf(kr)(Rr)).
+bool join_variant(IaPlan& p, int at, int variant) {
+  const IaNode& j = p.node(at);
+  if (j.kind != Kind::LocalJoin) return false;
+  if (!j.base_keys_left.empty() && j.base_keys_left != j.keys_left) return false;  // keys extended by a join strategy
+  const int l = unmoved(p, j.inputs[0]), r = unmoved(p, j.inputs[1]);
+  if (p.node(l).replica || p.node(r).replica) return false;
+  auto is_move = [&](int i, Kind k, int of, const std::vector<int>& dims) {
+    const IaNode& m = p.node(i);
+    return m.kind == k && m.inputs[0] == of && (k != Kind::Shuffle || m.placement.dims == dims);
+  };
+  const int cl = j.inputs[0], cr = j.inputs[1];
+  const bool already = variant == 0   ? is_move(cl, Kind::Bcast, l, {}) && cr == r
+                       : variant == 1 ? cl == l && is_move(cr, Kind::Bcast, r, {})
+                                      : is_move(cl, Kind::Shuffle, l, j.keys_left) && is_move(cr, Kind::Shuffle, r, j.keys_right);
+  if (already) return false;
+  const std::vector<int> kl = j.keys_left, kr = j.keys_right;
+  int nl = l, nr = r;
+  if (variant == 0) nl = add_node(p, make_bcast(l));
+  else if (variant == 1) nr = add_node(p, make_bcast(r));
+  else {
+    nl = add_node(p, make_shuffle(l, kl));
+    nr = add_node(p, make_shuffle(r, kr));
+  }
+  IaNode nj = p.node(at);
+  nj.inputs = {nl, nr};
+  const int n = add_node(p, std::move(nj));
+  redirect(p, at, n);
+  return true;
+}
+
+// R2-7: Shuf(d)(⋈(Shuf(kl)(Rl), Shuf(kr)(Rr))) ≡ ⋈(Shuf(kl)(Rl), Shuf(kr)(Rr)) when
+// d ⊆ kl. Checked in its exact form: a shuffle whose every tuple is already on
+// its destination site is dropped.
+bool drop_idle_shuffle(IaPlan& p, int at) {
+  const IaNode& n = p.node(at);
+  if (n.kind != Kind::Shuffle || n.predicted_floats != 0 || p.node(input(p, at)).dist.everywhere) return false;
+  if (p.node(input(p, at)).scattered) return false;
+  redirect(p, at, input(p, at));
+  return true;
+}
+
+}  // namespace
+
+const std::vector<Rule>& repartition_rules() {
+  static const std::vector<Rule> rules = {
+      {"R2-1", "only the last of consecutive broadcasts or shuffles is needed", single(last_movement_only)},
+      {"R2-2", "filter before a broadcast or shuffle", single(filter_before_movement)},
+      {"R2-3", "swap a broadcast or key-preserving shuffle with a one-to-one map", single(swap_map_and_movement)},
+      {"R2-4", "no shuffle before an aggregation whose groups already sit on one site each", single(aggregate_in_place)},
+      {"R2-5", "aggregate on every site before shuffling (two-phase aggregation)", single(two_phase_aggregation)},
+      {"R2-6", "a join by broadcasting either side or by shuffling both on the join keys", join_variant, 3},
+      {"R2-7", "drop a shuffle that moves nothing (the result of the join is already placed)", single(drop_idle_shuffle)},
+  };
+  return rules;
+}
+
+}  // namespace tra::physical
