@@ -215,6 +215,16 @@ class Lowerer {
     j.type.frontier = grid_of(key_labels);
     j.type.chunk_shape = kernel->z_shape();
     j.keys = all_keys(j.type.frontier);
+    // Nothing aggregated and the key already in output order: the join (or
+    // transform) is the statement's result; an aggregation over one-tuple
+    // groups would only copy it.
+    bool identity = e.output.labels.size() == key_labels.size();
+    for (size_t i = 0; identity && i < key_labels.size(); ++i) identity = e.output.labels[i] == key_labels[i];
+    if (identity) {
+      j.tensor = e.output.name;
+      out_.tensor_node[e.output.name] = add(std::move(j));
+      return;
+    }
     const int jid = add(std::move(j));
 
     TraNode a;

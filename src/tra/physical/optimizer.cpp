@@ -130,7 +130,9 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
   out.initial_cost = search.cost(out.initial);
 
   PlanCost best_cost = out.initial_cost;
-  IaPlan best = search.settle(out.initial, best_cost, true, &out.applied);
+  // The simple rules first; R2-6's three forms of a join are among the join
+  // strategies tried next, with the costs of all of them side by side.
+  IaPlan best = search.settle(out.initial, best_cost, false, &out.applied);
 
   // Join by join, every placement strategy.
   std::vector<int> joins;
