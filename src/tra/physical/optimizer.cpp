@@ -179,6 +179,8 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
             round_cost = a.cost;
             chosen[t] = a.strategy;
             have = true;
+          } else if (!chosen.count(t) && !round_cost.better_than(a.cost)) {
+            chosen[t] = a.strategy;  // no better than the plan already held, which is this one
           }
         }
         alts.push_back(std::move(a));

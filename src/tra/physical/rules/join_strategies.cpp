@@ -206,6 +206,19 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
   j.keys_left = keys_left;
   j.keys_right = keys_right;
   j.out_key = out_key;
+  // An aggregation that R2-4 let run in place under the old placement may
+  // not be in place under the new one: give it back its Table-1 shuffle, and
+  // let R2-4, R2-5 and R2-7 settle it again. (A first phase of R2-5 already
+  // feeds a shuffle and is right under any placement.)
+  const auto users = consumers(p);
+  for (int u : users[static_cast<size_t>(join)]) {
+    if (p.node(u).kind != Kind::LocalAgg) continue;
+    const auto& next = users[static_cast<size_t>(u)];
+    if (next.size() == 1 && p.node(next[0]).kind == Kind::Shuffle) continue;
+    const int sh = add_node(p, make_shuffle(join, p.node(u).group_by));
+    for (int& i : p.node(u).inputs)
+      if (i == join) i = sh;
+  }
 }
 
 }  // namespace tra::physical
