@@ -62,6 +62,9 @@ def main():
     # Option and path errors, with no deck problem at all.
     cases.append(("unknown option", None, r"--bogus"))
     cases.append(("missing deck", None, r"cannot open deck 'no_such_deck\.yaml'"))
+    cases.append(("unknown --disable", None, r"--disable R0-0: unknown rule or strategy 'R0-0'"))
+    cases.append(("unknown --strategy", None, r"--strategy best: expected auto, bmm, cmm, rmm, 2d or mixed"))
+    cases.append(("unknown --explain mode", None, r"--explain=why: expected --explain, --explain=plan or --explain=analyze"))
 
     passed = failed = 0
     for name, deck, pattern in cases:
@@ -70,9 +73,11 @@ def main():
             if deck:
                 shutil.copy(deck, os.path.join(folder, name))
                 cmd = mpi + [name]
-            elif name == "unknown option":
+            elif name.startswith("unknown "):
                 shutil.copy(os.path.join(args.cases, "..", "..", "..", "inputs", "quickstart.yaml"), folder)
-                cmd = mpi + ["quickstart.yaml", "--bogus"]
+                flag = {"unknown option": ["--bogus"], "unknown --disable": ["--disable", "R0-0"],
+                        "unknown --strategy": ["--strategy", "best"], "unknown --explain mode": ["--explain=why"]}[name]
+                cmd = mpi + ["quickstart.yaml"] + flag
             else:
                 cmd = mpi + ["no_such_deck.yaml"]
             problems = check(cmd, folder, pattern, sentinel)

@@ -94,6 +94,46 @@ def reductions(out, inputs):
     ]
 
 
+def matmul_general(out, inputs):
+    p = os.path.join(out, "matmul_general.h5")
+    a, b = read(p, "/A"), read(p, "/B")
+    return [(p, "/C", a @ b, dot_tol(a, b))]
+
+
+def matmul_common_dim(out, inputs):
+    p = os.path.join(out, "matmul_common_dim.h5")
+    a, b = read(p, "/A"), read(p, "/B")
+    return [(p, "/C", a @ b, dot_tol(a, b))]
+
+
+def matmul_two_large(out, inputs):
+    p = os.path.join(out, "matmul_two_large.h5")
+    a, b = read(p, "/A"), read(p, "/B")
+    return [(p, "/C", a @ b, dot_tol(a, b))]
+
+
+def nearest_neighbour(p):
+    """dist[n] = (x_n - q) A (x_n - q)^T and its minimum, for nn_wide and nn_large."""
+    x, q, a = read(p, "/X"), read(p, "/q"), read(p, "/A")
+    diff = x - q[None, :]  # one correctly rounded subtraction: the engine's diff is the same
+    proj = diff @ a
+    dist = (proj * diff).sum(axis=1)
+    # The error of proj (dot_tol) passes through the product with diff; the
+    # product and the D-long row sum add their own rounding.
+    d = diff.shape[1]
+    tol = (dot_tol(diff, a) * np.abs(diff)).sum(axis=1) + 2.0 * (d + 2) * EPS * (np.abs(proj) * np.abs(diff)).sum(axis=1) + 1e-300
+    # |min(u) - min(v)| <= max |u - v|.
+    return [(p, "/dist", dist, tol), (p, "/best", np.array(dist.min()), np.array(tol.max()))]
+
+
+def nn_wide(out, inputs):
+    return nearest_neighbour(os.path.join(out, "nn_wide.h5"))
+
+
+def nn_large(out, inputs):
+    return nearest_neighbour(os.path.join(out, "nn_large.h5"))
+
+
 REFERENCES = {
     "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
@@ -102,4 +142,9 @@ REFERENCES = {
     "sqdist_max.yaml": sqdist_max,
     "diag.yaml": diag,
     "hdf5_input.yaml": hdf5_input,
+    "matmul_general.yaml": matmul_general,
+    "matmul_common_dim.yaml": matmul_common_dim,
+    "matmul_two_large.yaml": matmul_two_large,
+    "nn_wide.yaml": nn_wide,
+    "nn_large.yaml": nn_large,
 }
