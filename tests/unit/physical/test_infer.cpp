@@ -46,7 +46,10 @@ TEST(Infer, AJoinOfRelationsThatDoNotMeetIsInvalid) {
       "  - {name: A, shape: [4, 4], chunk: [2, 2], source: \"uniform(-1, 1, 1)\"}\n"
       "  - {name: B, shape: [4, 4], chunk: [2, 2], source: \"uniform(-1, 1, 2)\"}\n"
       "graph:\n"
-      "  - \"C[i,j] = A[i,j] + B[i,j]\"\n";
+      "  - \"C[i,j] = A[i,j] + B[i,j]\"\n"
+      "run:\n"
+      "  partitioning:\n"
+      "    C: {i: 2, j: 2}\n";
   const auto low = tra::logical::lower(tra::io::parse_deck(deck, "deck.yaml", ""), 2);
   IaPlan p = tra::physical::compile(low.plan, 2);
   ASSERT_TRUE(tra::physical::invalid_reason(p).empty());
