@@ -40,7 +40,7 @@ std::vector<Tuple> Executor::execute(const IaNode& n, Index& moved) {
     }
     case IaNode::Kind::Shuffle: {
       const int s = comm_.size();
-      auto site = [&](const Key& k) { return n.placement.site_of(k, n.type.frontier, s); };
+      auto site = [&](const Key& k) { return n.placement.site_of(k, n.site_grid, s); };
       if (plan_.node(n.inputs[0]).dist.everywhere) {
         // Every site holds every tuple: each keeps its own, nothing moves.
         std::vector<Tuple> out;

@@ -61,6 +61,11 @@ struct IaNode {
   // ---- parameters
   const io::TensorDecl* source = nullptr;  // Scan
   Placement placement;                     // Scan: where it is read (Part<dims> or All); Shuffle: Part<dims>
+  // Scan, Shuffle under Part<dims>: the extents that number the sites,
+  // site = linear(key[dims], site_grid[dims]) mod s. Fixed when the node is
+  // made (or first inferred), so that both sides of a join agree on it even
+  // after a filter shrank one side's frontier.
+  Shape site_grid;
   std::vector<int> keys_left, keys_right;  // LocalJoin
   logical::JoinFn join;                    // LocalJoin: projOp
   double call_flops = 0;                   // LocalJoin, LocalMap: flops per kernel call; LocalAgg: per group

@@ -81,7 +81,8 @@ class Inference {
   void scan(IaNode& n) {
     const Shape& f = n.out_type.frontier;
     n.dist.everywhere = n.placement.is_all();
-    for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : n.placement.site_of(k, f, s_)); });
+    if (n.site_grid.empty()) n.site_grid = f;
+    for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : n.placement.site_of(k, n.site_grid, s_)); });
     n.site_floats_in = max_of(per_site(n.dist, s_)) * volume(n.out_type.chunk_shape);
   }
 
@@ -102,11 +103,12 @@ class Inference {
 
   void shuffle(IaNode& n) {
     const IaNode& x = in(n);
-    const Placement p = Placement::part(n.placement.dims, x.type.frontier);
+    if (n.site_grid.empty()) n.site_grid = x.type.frontier;
+    const Placement& p = n.placement;
     const Index f = per(n);
     std::vector<Index> sent(static_cast<size_t>(s_), 0), received(static_cast<size_t>(s_), 0);
     for (const auto& [k, site] : x.dist.at) {
-      const int to = p.site_of(k, x.type.frontier, s_);
+      const int to = p.site_of(k, n.site_grid, s_);
       n.dist.at.emplace_back(k, to);  // from everywhere: each site keeps its own, nothing moves
       if (!x.dist.everywhere && site != to) {
         n.predicted_floats += f;

@@ -83,8 +83,9 @@ IaNode make_bcast(int in) {
   return b;
 }
 
-IaNode make_shuffle(int in, std::vector<int> dims) {
+IaNode make_shuffle(int in, std::vector<int> dims, Shape site_grid) {
   IaNode s;
+  s.site_grid = std::move(site_grid);
   s.kind = IaNode::Kind::Shuffle;
   s.inputs = {in};
   s.placement = Placement{Placement::Kind::Part, std::move(dims), {}};

@@ -17,6 +17,6 @@ std::vector<std::vector<int>> consumers(const IaPlan& p);
 void normalize(IaPlan& p);
 
 IaNode make_bcast(int in);
-IaNode make_shuffle(int in, std::vector<int> dims);
+IaNode make_shuffle(int in, std::vector<int> dims, Shape site_grid = {});
 
 }  // namespace tra::physical

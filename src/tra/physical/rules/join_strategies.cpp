@@ -36,10 +36,13 @@ Geometry geometry(const IaPlan& p, int join) {
   g.kr = b.type.key_arity();
   g.right_rest = logical::complement(g.kr, g.keys_right);
   for (int o = 0; o < g.kl; ++o) {
-    g.frontier.push_back(a.type.frontier[static_cast<size_t>(o)]);
     g.in_left.push_back(o);
     const int k = index_in(g.keys_left, o);
     g.in_right.push_back(k < static_cast<int>(g.keys_left.size()) ? g.keys_right[static_cast<size_t>(k)] : -1);
+    // A joined dimension spans both sides' extents (a filter may have shrunk one).
+    Index f = a.type.frontier[static_cast<size_t>(o)];
+    if (g.in_right.back() >= 0) f = std::max(f, b.type.frontier[static_cast<size_t>(g.in_right.back())]);
+    g.frontier.push_back(f);
   }
   for (int r : g.right_rest) {
     g.frontier.push_back(b.type.frontier[static_cast<size_t>(r)]);
@@ -129,16 +132,17 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
   std::vector<int> keys_left = g.keys_left, keys_right = g.keys_right;
   KeyFn out_key = p.node(join).base_out_key;
   int na = a, nb = b;
+  auto broadcast = [&](int x) { return p.node(x).dist.everywhere ? x : add_node(p, make_bcast(x)); };
   if (s.keep_in_place >= 0) {
-    if (s.keep_in_place == 0) nb = add_node(p, make_bcast(b));
-    else na = add_node(p, make_bcast(a));
+    if (s.keep_in_place == 0) nb = broadcast(b);
+    else na = broadcast(a);
   } else {
     // One side brought to the voxels' sites; `have` maps natural dims to its own.
     auto place = [&](int base, const std::vector<int>& have, int arity, std::vector<int>& missing) {
       std::vector<int> dims;
       for (int o : s.P)
         if (have[static_cast<size_t>(o)] < 0) missing.push_back(o);
-      if (missing.size() == s.P.size()) return add_node(p, make_bcast(base));
+      if (missing.size() == s.P.size()) return broadcast(base);
       int src = base;
       if (!missing.empty()) {
         Shape extra;
@@ -168,11 +172,15 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
         m.detail = "insertDim, duplicate x" + std::to_string(m.arity);
         src = add_node(p, std::move(m));
       }
+      // Sites numbered on the voxels' grid, the same for both sides.
+      Shape grid = p.node(base).type.frontier;
+      for (int o : missing) grid.push_back(g.frontier[static_cast<size_t>(o)]);
       for (int o : s.P) {
         const int own = have[static_cast<size_t>(o)];
         dims.push_back(own >= 0 ? own : arity + index_in(missing, o));
+        grid[static_cast<size_t>(dims.back())] = g.frontier[static_cast<size_t>(o)];
       }
-      return add_node(p, make_shuffle(src, dims));
+      return add_node(p, make_shuffle(src, dims, grid));
     };
     std::vector<int> missing_left, missing_right;
     na = place(a, g.in_left, g.kl, missing_left);

@@ -1,6 +1,7 @@
 // R2-1 … R2-7 of the TRA paper (§5.2, Table 2): fewer and cheaper broadcasts
 // and shuffles. Preconditions on placement are checked exactly on the
 // inferred distributions (placement is deterministic).
+#include <algorithm>
 #include <numeric>
 
 #include "tra/physical/infer.hpp"
@@ -88,13 +89,24 @@ bool two_phase_aggregation(IaPlan& p, int at) {
   const IaNode& rn = p.node(r);
   if (rn.kind == Kind::LocalAgg && rn.agg_decomposable && rn.scattered) return false;  // already split
   if (grouped_on_one_site(rn.dist, a.group_by)) return false;                        // R2-4's case
+  // The partial results go to the sites the shuffle would have sent their
+  // groups to: the same dimensions, numbered on the same grid.
+  const IaNode& sh = p.node(input(p, at));
+  std::vector<int> dims;
+  Shape grid(a.group_by.size(), 1);
+  for (int d : sh.placement.dims) {
+    auto it = std::find(a.group_by.begin(), a.group_by.end(), d);
+    if (it == a.group_by.end()) return false;  // it partitions on a dimension the groups do not keep
+    dims.push_back(static_cast<int>(it - a.group_by.begin()));
+    grid[static_cast<size_t>(dims.back())] = sh.site_grid.at(static_cast<size_t>(d));
+  }
   IaNode partial = a;  // a copy: `a` dangles once nodes are added
   partial.inputs = {r};
   partial.detail = a.detail + " (partial)";
   std::vector<int> all(a.group_by.size());
   const int np = add_node(p, std::move(partial));
   std::iota(all.begin(), all.end(), 0);
-  const int ns = add_node(p, make_shuffle(np, all));
+  const int ns = add_node(p, make_shuffle(np, dims, grid));
   IaNode final_agg = p.node(at);
   final_agg.inputs = {ns};
   final_agg.group_by = all;
@@ -120,13 +132,22 @@ bool join_variant(IaPlan& p, int at, int variant) {
                        : variant == 1 ? cl == l && is_move(cr, Kind::Bcast, r, {})
                                       : is_move(cl, Kind::Shuffle, l, j.keys_left) && is_move(cr, Kind::Shuffle, r, j.keys_right);
   if (already) return false;
+  // Broadcasting a relation that is on every site already is no variant.
+  if ((variant == 0 && p.node(l).dist.everywhere) || (variant == 1 && p.node(r).dist.everywhere)) return false;
   const std::vector<int> kl = j.keys_left, kr = j.keys_right;
   int nl = l, nr = r;
   if (variant == 0) nl = add_node(p, make_bcast(l));
   else if (variant == 1) nr = add_node(p, make_bcast(r));
   else {
-    nl = add_node(p, make_shuffle(l, kl));
-    nr = add_node(p, make_shuffle(r, kr));
+    // Both sides number the sites on one grid: the larger extent of each
+    // joined dimension (a filter may have shrunk one side's frontier).
+    Shape gl = p.node(l).type.frontier, gr = p.node(r).type.frontier;
+    for (size_t i = 0; i < kl.size(); ++i) {
+      const Index g = std::max(gl[static_cast<size_t>(kl[i])], gr[static_cast<size_t>(kr[i])]);
+      gl[static_cast<size_t>(kl[i])] = gr[static_cast<size_t>(kr[i])] = g;
+    }
+    nl = add_node(p, make_shuffle(l, kl, gl));
+    nr = add_node(p, make_shuffle(r, kr, gr));
   }
   IaNode nj = p.node(at);
   nj.inputs = {nl, nr};

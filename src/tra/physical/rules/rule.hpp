@@ -5,8 +5,12 @@
 // Rules read the plan's inferred fields (types, distributions) to check their
 // preconditions, append the nodes they create, and redirect consumers; the
 // optimizer then normalizes the plan and infers it again. A rule never
-// changes what the plan computes, only how: tests run both sides of every rule
-// on random relations and compare the outputs tuple by tuple.
+// changes the content of the relation it rewrites, only how it is computed:
+// tests run both sides of every rule on random relations and compare the
+// outputs tuple by tuple. A rule may change where that relation's tuples end
+// up (R2-4 drops a shuffle), and a local join further up that relied on the
+// old placement would then miss pairs; infer() flags such a plan invalid and
+// the optimizer discards it.
 #include <functional>
 #include <string>
 #include <vector>

@@ -16,6 +16,7 @@ bool read_in_place(IaPlan& p, int at, Kind movement, Placement where, const std:
   if (n.kind != movement || p.node(n.inputs[0]).kind != Kind::Scan) return false;
   IaNode scan = p.node(n.inputs[0]);
   scan.placement = std::move(where);
+  scan.site_grid = n.site_grid;
   scan.detail = scan.source ? scan.detail.substr(0, scan.detail.find(',')) + ", " + how : scan.detail;
   const int ns = add_node(p, std::move(scan));
   redirect(p, at, ns);
