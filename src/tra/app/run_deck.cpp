@@ -36,8 +36,21 @@ std::string resolve_output(const std::string& file, const std::string& output_di
   return p.lexically_normal().string();
 }
 
+// d per statement and its EinDecomp §7 cost terms in floats (docs/eindecomp.md
+// explains how to read them).
 std::string partitioning_text(const logical::Lowering& low) {
+  const auto& r = low.decomposition;
+  auto floats = [](double x) {
+    std::ostringstream f;
+    f.precision(x < 1e15 ? 15 : 6);
+    f << x;
+    return f.str();
+  };
   std::ostringstream os;
+  os << "  partitioner " << r.partitioner << ": p = " << r.kernel_calls << " kernel calls per statement (" << r.nranks << " rank(s)";
+  if (r.kernel_calls != r.nranks * r.overdecomposition) os << " rounded up to a power of two";
+  os << " x over-decomposition " << r.overdecomposition << ")\n";
+  for (const auto& m : r.methods) os << "  planned " << m << "\n";
   for (const auto& [stmt, d] : low.d) {
     os << "  " << stmt << ": d = {";
     bool first = true;
@@ -45,8 +58,14 @@ std::string partitioning_text(const logical::Lowering& low) {
       os << (first ? "" : ", ") << label << ": " << parts;
       first = false;
     }
-    os << "}\n";
+    os << "}" << (r.from_deck.count(stmt) ? "  (set in the deck)" : "") << "\n";
+    auto c = r.cost.find(stmt);
+    if (c == r.cost.end()) continue;
+    os << "      cost: join " << floats(c->second.join) << " + agg " << floats(c->second.agg);
+    for (const auto& [input, floats_moved] : c->second.repart) os << " + repart " << input << " " << floats(floats_moved);
+    os << " = " << floats(c->second.total()) << "\n";
   }
+  os << "  total cost: " << floats(r.total) << " floats (an upper bound on the floats moved, EinDecomp §7)\n";
   return os.str();
 }
 

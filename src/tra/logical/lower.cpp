@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "tra/decomp/partitioners.hpp"
 #include "tra/einsum/parser.hpp"
 
 namespace tra::logical {
@@ -41,15 +42,27 @@ class Lowerer {
  public:
   Lowerer(const io::Workflow& wf, int nranks) : wf_(wf), nranks_(nranks) {
     for (const auto& s : wf.graph) later_outputs_.insert(io::statement_output(s));
+    partitioner_.kind = wf.run.partitioner;
+    partitioner_.nranks = nranks;
+    partitioner_.overdecomposition = wf.run.overdecomposition;
+    // `default: rows` keeps its old meaning under the manual partitioner; manual
+    // without `default` leaves unnamed statements whole.
+    partitioner_.manual_rows = wf.run.default_given && wf.run.default_partitioning == io::RunOptions::DefaultPartitioning::Rows;
+    auto& r = out_.decomposition;
+    r.partitioner = decomp::partitioner_name(wf.run.partitioner);
+    r.nranks = nranks;
+    r.overdecomposition = wf.run.overdecomposition;
+    r.kernel_calls = decomp::kernel_calls_wanted(nranks, wf.run.overdecomposition);
   }
 
   Lowering run() {
-    for (const auto& s : wf_.graph) {
+    for (size_t i = 0; i < wf_.graph.size(); ++i) {
+      const io::Statement& s = wf_.graph[i];
       const std::string& out = io::statement_output(s);
       later_outputs_.erase(out);
       if (wf_.find_tensor(out)) throw UserError(io::statement_loc(s), "statement redefines '" + out + "', which is declared as an input tensor");
       if (out_.tensor_node.count(out)) throw UserError(io::statement_loc(s), "'" + out + "' is computed twice; give each statement its own output name");
-      if (auto e = std::get_if<EinSum>(&s)) lower_einsum(*e);
+      if (auto e = std::get_if<EinSum>(&s)) lower_einsum(*e, i);
       else lower_tra(std::get<io::TraStatement>(s));
     }
     for (const auto& [name, _] : wf_.run.partitioning)
@@ -137,7 +150,9 @@ class Lowerer {
     return bound;
   }
 
-  std::map<Label, Index> choose_d(const EinSum& e, const std::map<Label, Index>& bound) {
+  // The deck's d for a statement named under run: partitioning:, else the
+  // partitioner's (planned, from statement `index` on, when first needed).
+  std::map<Label, Index> choose_d(const EinSum& e, const std::map<Label, Index>& bound, size_t index) {
     std::map<Label, Index> d;
     for (const auto& [l, _] : bound) d[l] = 1;
     auto manual = wf_.run.partitioning.find(e.output.name);
@@ -150,11 +165,64 @@ class Lowerer {
                                      std::to_string(parts) + " parts, which does not divide it");
         d[l] = parts;
       }
-    } else if (wf_.run.default_partitioning == io::RunOptions::DefaultPartitioning::Rows && !bound.empty()) {
-      const Label& first = e.output.labels.empty() ? e.agg_labels.front() : e.output.labels.front();
-      d[first] = largest_divisor_upto(bound.at(first), nranks_);
+      out_.decomposition.from_deck.insert(e.output.name);
+      return d;
     }
+    if (!planned_.count(e.output.name)) plan_from(index);
+    auto it = planned_.find(e.output.name);
+    if (it != planned_.end())
+      for (const auto& [l, parts] : it->second)
+        if (d.count(l)) d[l] = parts;
     return d;
+  }
+
+  // Runs the partitioner over the EinSum statements from `first` on. Tensors
+  // lowered so far are boundaries on the grids they are held on.
+  void plan_from(size_t first) {
+    std::map<std::string, decomp::Boundary> given;
+    for (const auto& [name, id] : out_.tensor_node) {
+      const TraNode& n = node(id);
+      if (!n.type.standard() || n.keys.size() != static_cast<size_t>(n.type.tuples())) continue;  // no EinSum may read it
+      given[name] = decomp::Boundary{n.type.tensor_shape(), n.type.frontier};
+    }
+    const decomp::Graph g = decomp::build_graph(wf_, given, first);
+    const decomp::Plan plan = decomp::decompose(g, partitioner_);
+    for (size_t v = 0; v < g.vertices.size(); ++v) {
+      auto& d = planned_[g.vertices[v].name];
+      for (size_t l = 0; l < g.vertices[v].labels.size(); ++l) d[g.vertices[v].labels[l]] = plan.d[v][l];
+    }
+    const char* how = wf_.run.partitioner == io::RunOptions::Partitioner::EinDecomp ? decomp::method_name(plan.method) : decomp::method_name(decomp::Method::Rule);
+    out_.decomposition.methods.push_back("from statement " + io::statement_output(wf_.graph[first]) + " on: " + how);
+  }
+
+  // The §7 terms of a statement as it is lowered: each input re-partitioned
+  // from the grid it is held on (a declared tensor read for the first time is
+  // scanned on the grid wanted, free unless the deck fixed its chunks).
+  void record_cost(const EinSum& e, const std::map<Label, Index>& bound, const std::map<Label, Index>& d) {
+    const decomp::Vertex v = decomp::make_vertex(e, bound);
+    decomp::Partitioning dv;
+    for (const auto& l : v.labels) dv.push_back(d.at(l));
+    decomp::StatementCost c;
+    c.join = decomp::cost_join(v, dv);
+    c.agg = decomp::cost_agg(v, dv);
+    std::map<std::string, Shape> held;  // grids the inputs are on, as the operands are created in order
+    for (size_t k = 0; k < e.inputs.size(); ++k) {
+      const std::string& name = e.inputs[k].name;
+      const Shape to = v.input_grid(dv, k);
+      if (!held.count(name)) {
+        if (auto it = out_.tensor_node.find(name); it != out_.tensor_node.end()) held[name] = node(it->second).type.frontier;
+        else if (const io::TensorDecl* t = wf_.find_tensor(name); t && t->chunk) {
+          Shape grid;
+          for (size_t i = 0; i < t->shape.size(); ++i) grid.push_back(t->shape[i] / (*t->chunk)[i]);
+          held[name] = grid;
+        } else {
+          held[name] = to;
+        }
+      }
+      c.repart.emplace_back(name, decomp::cost_repart(held[name], to, v.inputs[k].shape));
+    }
+    out_.decomposition.total += c.total();
+    out_.decomposition.cost[e.output.name] = std::move(c);
   }
 
   // The node of tensor `name` chunked on `grid`, re-chunking if needed.
@@ -177,10 +245,11 @@ class Lowerer {
     return add(std::move(r));
   }
 
-  void lower_einsum(const EinSum& e) {
+  void lower_einsum(const EinSum& e, size_t index) {
     const auto bound = bounds_of(e);
-    const auto d = choose_d(e, bound);
+    const auto d = choose_d(e, bound, index);
     out_.d[e.output.name] = d;
+    record_cost(e, bound, d);
     std::map<Label, Index> extent;
     for (const auto& [l, b] : bound) extent[l] = b / d.at(l);
     auto kernel = std::make_shared<const kernels::EinSumKernel>(e, extent);
@@ -350,6 +419,8 @@ class Lowerer {
   const io::Workflow& wf_;
   int nranks_;
   std::set<std::string> later_outputs_;
+  decomp::PartitionerOptions partitioner_;
+  std::map<std::string, std::map<Label, Index>> planned_;  // statement output -> d, from the partitioner
   Lowering out_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -222,10 +223,37 @@ class DeckReader {
 
   void read_run(const YAML::Node& run, Workflow& wf) {
     if (!run.IsMap()) fail(run, "'run' must be a mapping");
-    check_keys(run, {"partitioning", "optimizer"}, "run");
+    check_keys(run, {"partitioning", "optimizer", "partitioner", "overdecomposition"}, "run");
     if (run["optimizer"]) read_optimizer(run["optimizer"], wf.run.optimizer);
-    const YAML::Node p = run["partitioning"];
-    if (!p) return;
+    if (run["partitioning"]) read_partitioning(run["partitioning"], wf);
+    read_partitioner(run, wf.run);
+  }
+
+  // run: partitioner: and run: overdecomposition: (docs/eindecomp.md).
+  void read_partitioner(const YAML::Node& run, RunOptions& r) {
+    using P = RunOptions::Partitioner;
+    const std::vector<std::pair<std::string, P>> names{
+        {"eindecomp", P::EinDecomp}, {"sqrt", P::Sqrt}, {"data-parallel", P::DataParallel}, {"model-parallel", P::ModelParallel}, {"manual", P::Manual}};
+    if (const YAML::Node n = run["partitioner"]) {
+      const std::string v = scalar(run, "partitioner", "run");
+      r.partitioner_loc = text_loc(n);
+      auto it = std::find_if(names.begin(), names.end(), [&](const auto& e) { return e.first == v; });
+      if (it == names.end()) throw UserError(text_loc(n), "unknown partitioner '" + v + "'; expected eindecomp, sqrt, data-parallel, model-parallel or manual");
+      r.partitioner = it->second;
+      if (r.default_given && r.partitioner != P::Manual)
+        throw UserError(default_loc_, "'default' applies to partitioner manual only; this deck uses " + v + " (remove 'default' or write partitioner: manual)");
+    } else if (r.default_given) {
+      r.partitioner = P::Manual;  // a deck written before EinDecomp keeps its meaning
+    }
+    if (const YAML::Node n = run["overdecomposition"]) {
+      const Index f = integer(n, "overdecomposition", 1);
+      if ((f & (f - 1)) != 0 || f > 1024) fail(n, "overdecomposition is a power of two from 1 to 1024 (kernel calls per rank), found " + std::to_string(f));
+      r.overdecomposition = f;
+      r.overdecomposition_loc = loc(n);
+    }
+  }
+
+  void read_partitioning(const YAML::Node& p, Workflow& wf) {
     if (!p.IsMap()) fail(p, "'partitioning' maps 'default' or a statement's output name to its parts per label");
     for (auto it = p.begin(); it != p.end(); ++it) {
       const std::string key = it->first.as<std::string>();
@@ -235,6 +263,8 @@ class DeckReader {
         if (v == "rows") wf.run.default_partitioning = RunOptions::DefaultPartitioning::Rows;
         else if (v == "none") wf.run.default_partitioning = RunOptions::DefaultPartitioning::None;
         else fail(it->second, "unknown default partitioning '" + v + "'; expected rows or none");
+        wf.run.default_given = true;
+        default_loc_ = loc(it->second);
         continue;
       }
       if (!it->second.IsMap()) fail(it->second, "the partitioning of '" + key + "' maps labels to parts, as in {i: 2, j: 1}");
@@ -269,6 +299,7 @@ class DeckReader {
   }
 
   std::string name_, base_;
+  SourceLoc default_loc_;  // where run: partitioning: default: is written
 };
 
 }  // namespace

@@ -71,6 +71,14 @@ struct RunOptions {
   std::map<std::string, std::map<std::string, Index>> partitioning;
   std::map<std::string, SourceLoc> partitioning_loc;
   OptimizerSettings optimizer;
+  // run: partitioner: — how the d of statements not named under partitioning
+  // is chosen (docs/eindecomp.md). A deck that writes `default:` under
+  // partitioning and names no partitioner gets Manual, as before EinDecomp.
+  enum class Partitioner { EinDecomp, Sqrt, DataParallel, ModelParallel, Manual } partitioner = Partitioner::EinDecomp;
+  SourceLoc partitioner_loc;
+  bool default_given = false;   // `default:` written under partitioning
+  Index overdecomposition = 1;  // run: overdecomposition: kernel calls per rank, a power of two
+  SourceLoc overdecomposition_loc;
 };
 
 struct Workflow {
