@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
                  "with predicted costs; --explain=analyze also runs it and prints predicted against measured floats and time per operator");
   app.add_option("--disable", opt.disable, "switch off an optimizer rule (R1-1 ... R2-7, scan-part, scan-all) or a join strategy family (BMM, CMM, RMM, 2D, mixed, ...); repeatable");
   app.add_option("--strategy", opt.strategy, "force every join with an aggregation to a strategy family: bmm, cmm, rmm, 2d, mixed (default: auto, the cheapest)");
+  app.add_option("--partitioner", opt.partitioner, "how every EinSum statement's d is chosen: eindecomp, sqrt, data-parallel, model-parallel, manual (overrides the deck)");
+  app.add_option("--overdecomposition", opt.overdecomposition, "kernel calls per rank for the partitioner: 1, 2, 4, ... 1024 (overrides the deck)");
   app.add_option("--calibration", opt.calibration, "machine rates measured by tra-calibrate (default: the deck's run: optimizer: calibration, else built-in rates)");
   app.add_flag("--dry-run", opt.dry_run, "plan only: stop before execution, write nothing");
   app.add_option("--output-dir", opt.output_dir, "folder for output files given with relative paths (default: current folder)");

@@ -22,6 +22,7 @@ def main():
     ap.add_argument("--mpiexec", default="mpirun")
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--inputs", required=True)
+    ap.add_argument("--partitioner", default="", help="run every deck under this partitioner instead of the deck's")
     args = ap.parse_args()
 
     decks = sorted(glob.glob(os.path.join(args.inputs, "*.yaml")))
@@ -31,7 +32,7 @@ def main():
         with tempfile.TemporaryDirectory() as out:
             # --explain=analyze also exercises the optimizer's EXPLAIN text on every deck.
             cmd = [args.mpiexec, "--oversubscribe", "-n", str(args.ranks), os.path.abspath(args.tra_run), deck, "--output-dir", out,
-                   "--explain=analyze"]
+                   "--explain=analyze"] + (["--partitioner", args.partitioner] if args.partitioner else [])
             run = subprocess.run(cmd, capture_output=True, text=True)
             problems = []
             if run.returncode != 0:
@@ -55,10 +56,10 @@ def main():
                                         f"{expected[i]!r}, tolerance {np.broadcast_to(tol, err.shape)[i]:.3g}")
         if problems:
             failed += 1
-            print(f"FAIL {name} (np={args.ranks}): " + "; ".join(problems))
+            print(f"FAIL {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''}): " + "; ".join(problems))
         else:
             passed += 1
-            print(f"ok   {name} (np={args.ranks})")
+            print(f"ok   {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''})")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not decks else 0
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "tra/common/text.hpp"
+
 namespace tra::app {
 
 std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double wall_seconds) {
@@ -20,7 +22,7 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
     predicted += n.predicted_floats;
     measured += r.floats_moved;
     flops += n.flops;
-    std::string detail = n.detail.size() > 60 ? n.detail.substr(0, 57) + "..." : n.detail;
+    const std::string detail = shorten(n.detail, 60);
     char rate[32] = "";
     if (n.flops > 0 && r.seconds > 0) std::snprintf(rate, sizeof rate, "%.2f", n.flops / r.seconds / 1e9);
     std::snprintf(line, sizeof line, "p%-4zu %-6s %10.4f %14s %14s %10s  %s\n", i, n.name().c_str(), r.seconds,
@@ -60,7 +62,7 @@ std::string format_analyze(const physical::IaPlan& plan, const physical::PlanCos
     const auto& r = runs[i];
     measured_seconds += r.seconds;
     measured_floats += r.floats_moved;
-    const std::string detail = n.detail.size() > 50 ? n.detail.substr(0, 47) + "..." : n.detail;
+    const std::string detail = shorten(n.detail, 50);
     std::snprintf(line, sizeof line, "p%-4zu %-6s %14s %14s %11.4f %11.4f  %s\n", i, n.name().c_str(),
                   n.moves() ? std::to_string(n.predicted_floats).c_str() : "", n.moves() ? std::to_string(r.floats_moved).c_str() : "",
                   predicted.node_seconds[i], r.seconds, detail.c_str());

@@ -102,12 +102,32 @@ physical::OptimizerOptions optimizer_options(const io::Workflow& wf, const RunOp
   return o;
 }
 
+// --partitioner and --overdecomposition on top of the deck's run: section.
+void apply_partitioner_options(const RunOptions& opt, io::RunOptions& run) {
+  using P = io::RunOptions::Partitioner;
+  const std::map<std::string, P> names{{"eindecomp", P::EinDecomp}, {"sqrt", P::Sqrt}, {"data-parallel", P::DataParallel},
+                                       {"model-parallel", P::ModelParallel}, {"manual", P::Manual}};
+  if (!opt.partitioner.empty()) {
+    auto it = names.find(opt.partitioner);
+    if (it == names.end())
+      throw UserError("--partitioner " + opt.partitioner + ": expected eindecomp, sqrt, data-parallel, model-parallel or manual");
+    run.partitioner = it->second;
+  }
+  if (opt.overdecomposition != 0) {
+    const Index o = opt.overdecomposition;
+    if (o < 1 || o > 1024 || (o & (o - 1)) != 0)
+      throw UserError("--overdecomposition " + std::to_string(o) + ": expected a power of two from 1 to 1024");
+    run.overdecomposition = o;
+  }
+}
+
 }  // namespace
 
 void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Stopwatch total;
   Log::progress("reading deck " + opt.deck);
-  const io::Workflow wf = io::read_deck(opt.deck);
+  io::Workflow wf = io::read_deck(opt.deck);
+  apply_partitioner_options(opt, wf.run);
   for (const auto& t : wf.tensors)
     if (auto h = std::get_if<io::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tra/comm/communicator.hpp"
+#include "tra/core/key.hpp"
 
 namespace tra::app {
 
@@ -16,6 +17,8 @@ struct RunOptions {
   std::vector<std::string> disable;  // --disable: rule names or strategy families, added to the deck's
   std::string strategy;              // --strategy: overrides the deck's run: optimizer: strategy
   std::string calibration;           // --calibration: overrides the deck's file
+  std::string partitioner;           // --partitioner: overrides the deck's run: partitioner:
+  Index overdecomposition = 0;       // --overdecomposition: overrides the deck's (0: keep)
   bool dry_run = false;
   bool verbose = false;
   std::string output_dir;  // relative output files land here ("" = current folder)

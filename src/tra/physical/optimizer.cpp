@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "tra/common/text.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/physical/infer.hpp"
 #include "tra/physical/plan_edit.hpp"
@@ -23,7 +24,7 @@ std::string lower(std::string s) {
 }
 
 std::string where_text(const IaNode& n) {
-  std::string d = n.detail.size() > 48 ? n.detail.substr(0, 45) + "..." : n.detail;
+  const std::string d = shorten(n.detail, 48);
   return n.name() + "(" + d + ")";
 }
 

@@ -1,0 +1,17 @@
+#pragma once
+// Text helpers for plans and reports, which are UTF-8 (Σ, ⋈, λ, ∘).
+#include <string>
+
+namespace tra {
+
+// `s` cut to at most `max_bytes` bytes with "..." appended when cut, never in
+// the middle of a UTF-8 character (a cut one makes the whole output invalid
+// UTF-8 for every tool that reads it).
+inline std::string shorten(const std::string& s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  size_t n = max_bytes >= 3 ? max_bytes - 3 : 0;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // back to a character's first byte
+  return s.substr(0, n) + "...";
+}
+
+}  // namespace tra
