@@ -14,6 +14,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from references import REFERENCES  # noqa: E402
+from references_transformer import REFERENCES as TRANSFORMER_REFERENCES  # noqa: E402
+
+REFERENCES.update(TRANSFORMER_REFERENCES)
 
 
 def main():

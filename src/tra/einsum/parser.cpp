@@ -78,6 +78,22 @@ class Parser {
   EinSum parse() {
     st_.output = parse_output();
     expect("=", "'=' after the output tensor");
+    if (softmax_ahead()) fail(peek(), "softmax expands into four statements; it is written only as a statement of a deck's graph");
+    parse_rhs();
+    return st_;
+  }
+
+  // A statement of a deck's graph: one EinSum, or the softmax macro's four.
+  std::vector<EinSum> parse_statement() {
+    st_.output = parse_output();
+    expect("=", "'=' after the output tensor");
+    if (softmax_ahead()) return parse_softmax();
+    parse_rhs();
+    return {st_};
+  }
+
+ private:
+  void parse_rhs() {
     if (peek().kind == Token::Ident && peek().text == "einsum" && peek(1).text == "(") {
       parse_numpy();
     } else {
@@ -85,10 +101,85 @@ class Parser {
     }
     if (peek().kind != Token::End) fail(peek(), "unexpected '" + peek().text + "' after the end of the statement");
     check_labels();
-    return st_;
   }
 
- private:
+  // softmax(, softmax_j( or softmax_{j}( at the current token (a tensor named
+  // softmax_j is followed by '[' and stays a tensor).
+  bool softmax_ahead() const { return is_softmax(peek(), peek(1)); }
+  static bool is_softmax(const Token& t, const Token& after) {
+    if (t.kind != Token::Ident || t.text.compare(0, 7, "softmax") != 0) return false;
+    if (t.text == "softmax") return after.text == "(";
+    if (t.text[7] != '_') return false;
+    return after.text == "(" || (t.text == "softmax_" && after.text == "{");
+  }
+
+  // P[..] = softmax_j(S[..]): EinDecomp §3's four statements, max over j, exp of
+  // the difference, sum over j, quotient. The intermediates are named P.max,
+  // P.exp and P.sum ('.' cannot occur in a name written in a deck).
+  std::vector<EinSum> parse_softmax() {
+    const Token fn = next();
+    std::string label;
+    int label_pos = fn.pos;
+    if (fn.text.size() > 8) {
+      label = fn.text.substr(8);
+      label_pos = fn.pos + 8;
+    } else if (fn.text == "softmax_") {
+      expect("{", "'{' or a label after softmax_");
+      const Token& l = next();
+      if (l.kind != Token::Ident) fail(l, "expected the label softmax normalises over, as in softmax_{j}");
+      label = l.text;
+      label_pos = l.pos;
+      if (peek().text == ",") fail(peek(), "softmax normalises over one label; write softmax_j(...)");
+      expect("}", "'}' after softmax's label");
+    }
+    expect("(", "'(' after " + fn.text);
+    const std::string one = "softmax takes one tensor with its labels, such as softmax_j(S[b,i,j]); compute an expression in a statement before it";
+    const Token t = next();
+    if (t.kind != Token::Ident || peek().text != "[") fail(t, t.kind == Token::End ? "expression ends too early" : one);
+    TensorRef in{t.text, parse_labels(), where_.shifted(t.pos)};
+    if (peek().kind == Token::End) fail(peek(), "expected ')' closing " + fn.text + "(, found end of statement");
+    if (peek().text != ")") fail(peek(), one);
+    next();
+    if (peek().kind != Token::End)
+      fail(peek(), "unexpected '" + peek().text + "' after softmax(...): softmax is the whole right-hand side; apply more in a later statement");
+    if (in.labels.empty()) fail(t, "softmax needs a tensor with at least one label; '" + in.name + "' is written as a scalar");
+    if (label.empty()) {
+      label = in.labels.back();
+    } else if (std::find(in.labels.begin(), in.labels.end(), label) == in.labels.end()) {
+      throw UserError(where_.shifted(label_pos), "softmax over label '" + label + "', which " + in.name + "[" + join_labels(in.labels) + "] does not have");
+    }
+    const TensorRef& out = st_.output;
+    if (out.labels.size() != in.labels.size() || !std::is_permutation(out.labels.begin(), out.labels.end(), in.labels.begin()))
+      throw UserError(out.loc, "the output of softmax has the labels of its input, in any order: " + out.name + "[" + join_labels(in.labels) + "], not " +
+                                   out.name + "[" + join_labels(out.labels) + "]");
+    Labels rest;
+    for (const auto& l : in.labels)
+      if (l != label) rest.push_back(l);
+    const SourceLoc at = where_.shifted(fn.pos);
+    const TensorRef mx{out.name + ".max", rest, at}, ex{out.name + ".exp", in.labels, at}, sm{out.name + ".sum", rest, at};
+    auto statement = [&](const TensorRef& o, std::vector<TensorRef> ins, AggOp agg, std::initializer_list<Op> ops) {
+      EinSum e;
+      e.text = st_.text;
+      e.loc = where_;
+      e.output = o;
+      e.inputs = std::move(ins);
+      e.agg = agg;
+      if (agg != AggOp::None) e.agg_labels = {label};
+      for (Op op : ops) e.join.ops[e.join.size++] = op;
+      return e;
+    };
+    return {statement(mx, {in}, AggOp::Max, {Op::In0}),
+            statement(ex, {in, mx}, AggOp::None, {Op::In0, Op::In1, Op::Sub, Op::Exp}),
+            statement(sm, {ex}, AggOp::Sum, {Op::In0}),
+            statement(out, {ex, sm}, AggOp::None, {Op::In0, Op::In1, Op::Div})};
+  }
+
+  static std::string join_labels(const Labels& ls) {
+    std::string s;
+    for (const auto& l : ls) s += (s.empty() ? "" : ",") + l;
+    return s;
+  }
+
   const Token& peek(int ahead = 0) const { return toks_[std::min(pos_ + ahead, toks_.size() - 1)]; }
   const Token& next() { return toks_[std::min(pos_++, toks_.size() - 1)]; }
   [[noreturn]] void fail(const Token& t, const std::string& msg) const { throw UserError(where_.shifted(t.pos), msg); }
@@ -217,6 +308,8 @@ class Parser {
       return;
     }
     if (t.kind != Token::Ident) fail(t, t.kind == Token::End ? "expression ends too early" : "expected a tensor, a number or a function, found '" + t.text + "'");
+    if (!scalar_mode_ && is_softmax(t, peek()))
+      fail(t, "softmax is the whole right-hand side of its statement, as in P[i,j] = softmax_j(S[i,j]); use its result in a later statement");
     if (peek().text == "(") {
       next();
       auto u = kUnary.find(t.text);
@@ -362,6 +455,8 @@ class Parser {
 }  // namespace
 
 EinSum parse_einsum(const std::string& text, const SourceLoc& where) { return Parser(text, where).parse(); }
+
+std::vector<EinSum> parse_statement(const std::string& text, const SourceLoc& where) { return Parser(text, where).parse_statement(); }
 
 ScalarProgram parse_scalar_function(const std::string& text, const SourceLoc& where) {
   return Parser(text, where).parse_scalar_function();

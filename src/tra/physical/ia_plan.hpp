@@ -25,11 +25,37 @@ struct TensorDecl;
 
 namespace tra::physical {
 
+// (key, site) pairs, shared between copies of a plan and copied on the first
+// write: the optimizer copies whole plans for every candidate rewrite, and the
+// pairs are most of a plan's memory (one allocation per key).
+class SitedKeys {
+ public:
+  using value_type = std::pair<Key, int>;
+  std::vector<value_type>::const_iterator begin() const { return items().begin(); }
+  std::vector<value_type>::const_iterator end() const { return items().end(); }
+  size_t size() const { return items().size(); }
+  bool empty() const { return items().empty(); }
+  const value_type& operator[](size_t i) const { return items()[i]; }
+  void emplace_back(Key k, int site) { writable().emplace_back(std::move(k), site); }
+
+ private:
+  const std::vector<value_type>& items() const {
+    static const std::vector<value_type> none;
+    return shared_ ? *shared_ : none;
+  }
+  std::vector<value_type>& writable() {
+    if (!shared_) shared_ = std::make_shared<std::vector<value_type>>();
+    else if (shared_.use_count() > 1) shared_ = std::make_shared<std::vector<value_type>>(*shared_);
+    return *shared_;
+  }
+  std::shared_ptr<std::vector<value_type>> shared_;
+};
+
 // Where each tuple of a physical relation is: (key, site) pairs, or every key
 // on every site (then the sites read -1).
 struct Distribution {
   bool everywhere = false;
-  std::vector<std::pair<Key, int>> at;  // a key repeats on several sites after a partial aggregation
+  SitedKeys at;  // a key repeats on several sites after a partial aggregation
   Index tuples() const { return static_cast<Index>(at.size()); }
 };
 
@@ -90,6 +116,7 @@ struct IaNode {
   std::string detail;   // operator parameters in words
 
   // ---- derived by infer()
+  bool stale = true;      // the derived fields below must be recomputed (parameters or inputs changed)
   RelType type;           // frontier inferred from the exact key set (§5.3, brute force)
   Distribution dist;
   bool scattered = false;       // a key sits on several sites (partial aggregates)

@@ -37,7 +37,14 @@ class Inference {
   explicit Inference(IaPlan& p) : p_(p), s_(p.nsites) {}
 
   void run() {
-    for (auto& n : p_.nodes) {
+    std::vector<bool> redone(p_.nodes.size(), false);
+    for (size_t i = 0; i < p_.nodes.size(); ++i) {
+      IaNode& n = p_.nodes[i];
+      bool stale = n.stale;
+      for (int j : n.inputs) stale = stale || redone[static_cast<size_t>(j)];
+      if (!stale) continue;
+      redone[i] = true;
+      n.stale = false;
       n.invalid.clear();
       n.scattered = false;
       n.predicted_floats = 0;
@@ -228,7 +235,12 @@ std::vector<bool> needed(const IaPlan& p) {
 
 }  // namespace
 
-void infer(IaPlan& plan) { Inference(plan).run(); }
+void infer(IaPlan& plan) {
+  for (auto& n : plan.nodes) n.stale = true;
+  Inference(plan).run();
+}
+
+void infer_stale(IaPlan& plan) { Inference(plan).run(); }
 
 std::string invalid_reason(const IaPlan& plan) {
   const std::vector<bool> need = needed(plan);

@@ -18,6 +18,11 @@ namespace tra::physical {
 
 void infer(IaPlan& plan);
 
+// The same for the nodes marked stale and everything downstream of them; the
+// others keep their derived fields. The optimizer infers thousands of
+// candidate plans that differ from their parent in a few nodes.
+void infer_stale(IaPlan& plan);
+
 // Empty when every node needed for the roots computes its relation correctly;
 // otherwise the first problem, "p<i>: why".
 std::string invalid_reason(const IaPlan& plan);

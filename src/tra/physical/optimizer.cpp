@@ -28,24 +28,59 @@ std::string where_text(const IaNode& n) {
   return n.name() + "(" + d + ")";
 }
 
-// A rule tried in place and undone: only a rewrite is copied.
+// A rule tried in place and undone: only a successful rewrite is copied.
+// Rules change the parameters of the node they rewrite and the inputs, roots
+// and results of others, never a distribution, so the snapshot leaves the
+// (large) distributions out.
 struct Snapshot {
   size_t size;
   int at;
-  IaNode node;
-  std::vector<std::vector<int>> inputs;
+  IaNode node;  // parameters of node `at`, without its distribution
+  std::vector<int> inputs;  // every node's inputs, one after another (two per node at most)
+  std::vector<bool> stale;
   std::vector<int> roots, tra_to_ia;
 
-  Snapshot(const IaPlan& p, int at_) : size(p.nodes.size()), at(at_), node(p.node(at_)), roots(p.roots), tra_to_ia(p.tra_to_ia) {
-    inputs.reserve(p.nodes.size());
-    for (const auto& n : p.nodes) inputs.push_back(n.inputs);
+  Snapshot(IaPlan& p, int at_) : size(p.nodes.size()), at(at_), roots(p.roots), tra_to_ia(p.tra_to_ia) {
+    Distribution keep = std::move(p.node(at).dist);
+    node = p.node(at);
+    p.node(at).dist = std::move(keep);
+    inputs.reserve(3 * p.nodes.size());
+    stale.reserve(p.nodes.size());
+    for (const auto& n : p.nodes) {
+      inputs.push_back(static_cast<int>(n.inputs.size()));
+      inputs.insert(inputs.end(), n.inputs.begin(), n.inputs.end());
+      stale.push_back(n.stale);
+    }
+  }
+  // Node i's inputs as they were.
+  bool same_inputs(const IaPlan& p, size_t i, size_t& pos) const {
+    const int n = inputs[pos++];
+    const bool same = static_cast<int>(p.nodes[i].inputs.size()) == n && std::equal(inputs.begin() + static_cast<long>(pos), inputs.begin() + static_cast<long>(pos) + n, p.nodes[i].inputs.begin());
+    pos += static_cast<size_t>(n);
+    return same;
   }
   void restore(IaPlan& p) const {
     p.nodes.resize(size);
+    Distribution keep = std::move(p.node(at).dist);
     p.node(at) = node;
-    for (size_t i = 0; i < size; ++i) p.nodes[i].inputs = inputs[i];
+    p.node(at).dist = std::move(keep);
+    size_t pos = 0;
+    for (size_t i = 0; i < size; ++i) {
+      const int n = inputs[pos++];
+      p.nodes[i].inputs.assign(inputs.begin() + static_cast<long>(pos), inputs.begin() + static_cast<long>(pos) + n);
+      pos += static_cast<size_t>(n);
+      p.nodes[i].stale = stale[i];
+    }
     p.roots = roots;
     p.tra_to_ia = tra_to_ia;
+  }
+  // In `rewritten` (a copy taken after the rule ran): the rewritten node and
+  // every node whose inputs changed need inferring again (new ones are stale).
+  void mark_rewritten(IaPlan& rewritten) const {
+    rewritten.node(at).stale = true;
+    size_t pos = 0;
+    for (size_t i = 0; i < size; ++i)
+      if (!same_inputs(rewritten, i, pos)) rewritten.nodes[i].stale = true;
   }
 };
 
@@ -58,33 +93,39 @@ class Search {
 
   PlanCost cost(const IaPlan& p) const { return cost_of(p, opt_.rates); }
 
-  // Greedy descent to a fixed point: the first rewrite that lowers the cost is
-  // kept, and the search starts over. Every kept step lowers (time, floats,
-  // operators), so it ends.
-  IaPlan settle(IaPlan p, PlanCost& c, bool with_join_variants, std::vector<AppliedRule>* log) const {
-    for (int step = 0; step < 500; ++step) {
+  // Greedy descent to a fixed point: rules in order, each at every operator of
+  // its kind; the first rewrite that lowers the cost is kept and the search
+  // starts over (so rules earlier in the order always get the first chance,
+  // which gives the paper's sequences). Every kept step lowers (time, floats,
+  // operators), so it ends. `only` restricts the rules tried. Without
+  // `restart` a kept rewrite does not restart the search: the pass goes on
+  // and passes repeat until one keeps nothing (cheaper, same fixed point kind).
+  IaPlan settle(IaPlan p, PlanCost& c, const std::set<std::string>* only, std::vector<AppliedRule>* log, bool restart = true) const {
+    for (int step = 0; step < 1000; ++step) {
       bool improved = false;
+      auto stop = [&] { return restart && improved; };
       for (const Rule* r : rules_) {
-        if (!with_join_variants && r->name == "R2-6") continue;
-        for (int at = 0; at < static_cast<int>(p.nodes.size()) && !improved; ++at) {
-          for (int v = 0; v < r->variants && !improved; ++v) {
+        if (stop()) break;
+        if (only && !only->count(r->name)) continue;
+        for (int at = 0; at < static_cast<int>(p.nodes.size()) && !stop(); ++at) {
+          if (std::find(r->at_kinds.begin(), r->at_kinds.end(), p.node(at).kind) == r->at_kinds.end()) continue;
+          for (int v = 0; v < r->variants && !stop(); ++v) {
             const Snapshot snap(p, at);
-            const std::string where = where_text(p.node(at));
             if (!r->apply(p, at, v)) continue;
             IaPlan cand = p;
             snap.restore(p);
+            snap.mark_rewritten(cand);
             normalize(cand);
-            infer(cand);
+            infer_stale(cand);
             if (!invalid_reason(cand).empty()) continue;
             const PlanCost cc = cost(cand);
             if (!cc.better_than(c)) continue;
-            if (log) log->push_back({r->name, where, c.seconds, cc.seconds});
+            if (log) log->push_back({r->name, where_text(snap.node), c.seconds, cc.seconds});
             p = std::move(cand);
             c = cc;
             improved = true;
           }
         }
-        if (improved) break;
       }
       if (!improved) break;
     }
@@ -133,7 +174,13 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
   PlanCost best_cost = out.initial_cost;
   // The simple rules first; R2-6's three forms of a join are among the join
   // strategies tried next, with the costs of all of them side by side.
-  IaPlan best = search.settle(out.initial, best_cost, false, &out.applied);
+  static const std::set<std::string> simple = [] {
+    std::set<std::string> s;
+    for (const Rule* r : all_rules())
+      if (r->name != "R2-6") s.insert(r->name);
+    return s;
+  }();
+  IaPlan best = search.settle(out.initial, best_cost, &simple, &out.applied);
 
   // Join by join, every placement strategy.
   std::vector<int> joins;
@@ -162,9 +209,11 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
       bool have = false;
       for (const auto& s : allowed) {
         IaPlan cand = best;
+        const Snapshot before(cand, j);
         apply_join_strategy(cand, j, s);
+        before.mark_rewritten(cand);
         normalize(cand);
-        infer(cand);
+        infer_stale(cand);
         Alternative a;
         a.tra_node = t;
         a.statement = best.node(j).detail;
@@ -172,7 +221,10 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
         a.invalid = invalid_reason(cand);
         if (a.invalid.empty()) {
           a.cost = search.cost(cand);
-          cand = search.settle(std::move(cand), a.cost, false, nullptr);
+          // A strategy changes movement and placement only: the rules that
+          // settle those are enough (the kernel compositions are done).
+          static const std::set<std::string> placement{"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-7", "scan-part", "scan-all"};
+          cand = search.settle(std::move(cand), a.cost, &placement, nullptr, false);
           // Under a forced family the cheapest of that family wins even if the
           // plan before was cheaper.
           if ((forced && !have) || a.cost.better_than(round_cost)) {

@@ -7,6 +7,7 @@
 namespace tra::physical {
 
 int add_node(IaPlan& p, IaNode n) {
+  n.stale = true;
   p.nodes.push_back(std::move(n));
   return static_cast<int>(p.nodes.size()) - 1;
 }
@@ -15,7 +16,10 @@ void redirect(IaPlan& p, int from, int to) {
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     if (static_cast<int>(i) == to) continue;
     for (int& j : p.nodes[i].inputs)
-      if (j == from) j = to;
+      if (j == from) {
+        j = to;
+        p.nodes[i].stale = true;
+      }
   }
   for (int& r : p.roots)
     if (r == from) r = to;

@@ -152,7 +152,7 @@ class DeckReader {
     if (!list.IsSequence()) fail(list, "'graph' must be a list of statements");
     for (const auto& s : list) {
       if (s.IsScalar()) {
-        wf.graph.push_back(einsum::parse_einsum(s.as<std::string>(), text_loc(s)));
+        for (auto& e : einsum::parse_statement(s.as<std::string>(), text_loc(s))) wf.graph.push_back(std::move(e));  // a softmax is four
       } else if (s.IsMap()) {
         wf.graph.push_back(read_tra_statement(s));
       } else {

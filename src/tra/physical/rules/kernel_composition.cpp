@@ -192,13 +192,13 @@ bool map_into_join(IaPlan& p, int at) {
 
 const std::vector<Rule>& kernel_composition_rules() {
   static const std::vector<Rule> rules = {
-      {"R1-1", "merge two filters into one", single(merge_filters)},
-      {"R1-2", "merge two one-to-one maps into one", single(merge_maps)},
-      {"R1-3", "filter before a map that keeps keys", single(filter_before_map)},
-      {"R1-4", "compose a map that keeps keys into the aggregation before it", single(map_into_aggregation)},
-      {"R1-5", "filter on grouping keys before the aggregation", single(filter_before_aggregation)},
-      {"R1-6", "push a filter on joined keys into both inputs of the join", single(filter_into_join)},
-      {"R1-7", "compose a one-to-one map into the join before it", single(map_into_join)},
+      {"R1-1", "merge two filters into one", single(merge_filters), 1, {IaNode::Kind::LocalFilter}},
+      {"R1-2", "merge two one-to-one maps into one", single(merge_maps), 1, {IaNode::Kind::LocalMap}},
+      {"R1-3", "filter before a map that keeps keys", single(filter_before_map), 1, {IaNode::Kind::LocalFilter}},
+      {"R1-4", "compose a map that keeps keys into the aggregation before it", single(map_into_aggregation), 1, {IaNode::Kind::LocalMap}},
+      {"R1-5", "filter on grouping keys before the aggregation", single(filter_before_aggregation), 1, {IaNode::Kind::LocalFilter}},
+      {"R1-6", "push a filter on joined keys into both inputs of the join", single(filter_into_join), 1, {IaNode::Kind::LocalFilter}},
+      {"R1-7", "compose a one-to-one map into the join before it", single(map_into_join), 1, {IaNode::Kind::LocalMap}},
   };
   return rules;
 }

@@ -171,13 +171,13 @@ bool drop_idle_shuffle(IaPlan& p, int at) {
 
 const std::vector<Rule>& repartition_rules() {
   static const std::vector<Rule> rules = {
-      {"R2-1", "only the last of consecutive broadcasts or shuffles is needed", single(last_movement_only)},
-      {"R2-2", "filter before a broadcast or shuffle", single(filter_before_movement)},
-      {"R2-3", "swap a broadcast or key-preserving shuffle with a one-to-one map", single(swap_map_and_movement)},
-      {"R2-4", "no shuffle before an aggregation whose groups already sit on one site each", single(aggregate_in_place)},
-      {"R2-5", "aggregate on every site before shuffling (two-phase aggregation)", single(two_phase_aggregation)},
-      {"R2-6", "a join by broadcasting either side or by shuffling both on the join keys", join_variant, 3},
-      {"R2-7", "drop a shuffle that moves nothing (the result of the join is already placed)", single(drop_idle_shuffle)},
+      {"R2-1", "only the last of consecutive broadcasts or shuffles is needed", single(last_movement_only), 1, {IaNode::Kind::Bcast, IaNode::Kind::Shuffle}},
+      {"R2-2", "filter before a broadcast or shuffle", single(filter_before_movement), 1, {IaNode::Kind::LocalFilter}},
+      {"R2-3", "swap a broadcast or key-preserving shuffle with a one-to-one map", single(swap_map_and_movement), 1, {IaNode::Kind::Bcast, IaNode::Kind::Shuffle, IaNode::Kind::LocalMap}},
+      {"R2-4", "no shuffle before an aggregation whose groups already sit on one site each", single(aggregate_in_place), 1, {IaNode::Kind::LocalAgg}},
+      {"R2-5", "aggregate on every site before shuffling (two-phase aggregation)", single(two_phase_aggregation), 1, {IaNode::Kind::LocalAgg}},
+      {"R2-6", "a join by broadcasting either side or by shuffling both on the join keys", join_variant, 3, {IaNode::Kind::LocalJoin}},
+      {"R2-7", "drop a shuffle that moves nothing (the result of the join is already placed)", single(drop_idle_shuffle), 1, {IaNode::Kind::Shuffle}},
   };
   return rules;
 }

@@ -26,6 +26,9 @@ struct Rule {
   // returns true, or returns false and leaves the plan untouched.
   std::function<bool(IaPlan& plan, int at, int variant)> apply;
   int variants = 1;  // R2-6 has three forms of a join; the others one
+  // The kinds of operator it can rewrite at (its left-hand side's top); the
+  // search does not try it elsewhere.
+  std::vector<IaNode::Kind> at_kinds;
 };
 
 // A Rule::apply for rules with a single form.

@@ -36,8 +36,8 @@ bool scan_all(IaPlan& p, int at) { return read_in_place(p, at, Kind::Bcast, Plac
 
 const std::vector<Rule>& scan_placement_rules() {
   static const std::vector<Rule> rules = {
-      {"scan-part", "read an input on the sites a shuffle right after it would send it to", single(scan_part)},
-      {"scan-all", "read an input on every site instead of reading and broadcasting it", single(scan_all)},
+      {"scan-part", "read an input on the sites a shuffle right after it would send it to", single(scan_part), 1, {IaNode::Kind::Shuffle}},
+      {"scan-all", "read an input on every site instead of reading and broadcasting it", single(scan_all), 1, {IaNode::Kind::Bcast}},
   };
   return rules;
 }
