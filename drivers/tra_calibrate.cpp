@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "tra/app/guarded_main.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
@@ -84,29 +85,18 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
-  int status = 0;
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    tra::io::hdf5::silence_errors();
-    try {
-      tra::comm::Communicator comm(MPI_COMM_WORLD);
-      // Before a few seconds of measuring, not after.
-      on_rank0(comm, [&] { tra::io::hdf5::check_writable(output); });
-      tra::Stopwatch sw;
-      const tra::physical::Rates rates = tra::physical::measure_rates(comm);
-      const double seconds = sw.seconds();
-      on_rank0(comm, [&] {
-        tra::physical::save_rates(rates, output);
-        print_table(rates, comm.size(), seconds, output);
-      });
-    } catch (const tra::UserError& e) {
-      if (rank == 0) std::cerr << "tra-calibrate: error: " << e.what() << std::endl;
-      status = 2;
-    } catch (const std::exception& e) {
-      std::cerr << "tra-calibrate: internal error on rank " << rank << ": " << e.what() << std::endl;
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  }
+  const int status = tra::app::run_guarded("tra-calibrate", argc, argv, rank, [&] {
+    tra::comm::Communicator comm(MPI_COMM_WORLD);
+    // Before a few seconds of measuring, not after.
+    on_rank0(comm, [&] { tra::io::hdf5::check_writable(output); });
+    tra::Stopwatch sw;
+    const tra::physical::Rates rates = tra::physical::measure_rates(comm);
+    const double seconds = sw.seconds();
+    on_rank0(comm, [&] {
+      tra::physical::save_rates(rates, output);
+      print_table(rates, comm.size(), seconds, output);
+    });
+  });
   MPI_Finalize();
   return status;
 }

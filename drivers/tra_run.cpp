@@ -8,6 +8,7 @@
 
 #include <iostream>
 
+#include "tra/app/guarded_main.hpp"
 #include "tra/app/run_deck.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
@@ -51,21 +52,10 @@ int main(int argc, char** argv) {
   }
   if (app.count("--explain")) opt.explain = explain == "analyze" ? tra::app::RunOptions::Explain::Analyze : tra::app::RunOptions::Explain::Plan;
 
-  int status = 0;
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    tra::io::hdf5::silence_errors();
-    try {
-      tra::comm::Communicator comm(MPI_COMM_WORLD);
-      tra::app::run_deck(opt, comm);
-    } catch (const tra::UserError& e) {
-      if (rank == 0) std::cerr << "tra-run: error: " << e.what() << std::endl;
-      status = 2;
-    } catch (const std::exception& e) {
-      std::cerr << "tra-run: internal error on rank " << rank << ": " << e.what() << std::endl;
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  }
+  const int status = tra::app::run_guarded("tra-run", argc, argv, rank, [&] {
+    tra::comm::Communicator comm(MPI_COMM_WORLD);
+    tra::app::run_deck(opt, comm);
+  });
   MPI_Finalize();
   return status;
 }
