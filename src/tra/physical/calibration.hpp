@@ -15,9 +15,11 @@ namespace tra::physical {
 struct Rates {
   double gemm_flops = 65e9;        // per site: KokkosBlas::gemm on double chunks
   double loop_flops = 1.3e8;       // per site: the Kokkos loop kernels (elementwise, non-GEMM EinSums)
-  double shuffle_bytes = 4.0e9;    // per site: bytes a site sends per second in MPI_Alltoallv
-  double bcast_bytes = 3.2e9;      // per site: bytes a site receives per second in MPI_Allgatherv
-  double generate_floats = 2.2e7;  // per site: floats per second from the deck's generators (normal(); uniform() is ~5x faster)
+  // The network rates are those of 100 MB-sized collectives (perf/plans), which
+  // reach a third of what tra-calibrate's small ones measure on this VM.
+  double shuffle_bytes = 1.3e9;    // per site: bytes a site sends per second in MPI_Alltoallv
+  double bcast_bytes = 1.8e9;      // per site: bytes a site receives per second in MPI_Allgatherv
+  double generate_floats = 6.0e7;  // per site: floats per second from the deck's generators (uniform() ~1.1e8, normal() ~2.2e7)
   double hdf5_read_bytes = 1.0e9;  // per site: bytes per second read from an HDF5 source
   double latency = 20e-6;          // seconds per collective call (start-up cost)
   // Or the file it came from, or after measure_rates "tra-calibrate, <date>,

@@ -240,7 +240,12 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
       }
       best = std::move(round_best);
       best_cost = round_cost;
-      considered[t] = std::move(alts);  // the last pass: costs in the context of the final choices
+      // Shown: the last pass, whose costs are in the context of the final
+      // choices, unless every alternative there was invalid (the joins after
+      // this one now rely on its placement); then the first pass.
+      bool any_valid = false;
+      for (const auto& a : alts) any_valid |= a.invalid.empty();
+      if (pass == 0 || any_valid) considered[t] = std::move(alts);
     }
   }
   for (auto& [t, alts] : considered)
