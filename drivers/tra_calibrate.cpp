@@ -75,15 +75,7 @@ int main(int argc, char** argv) {
   std::string output = "tra-calibration.yaml";
   CLI::App app{"tra-calibrate: measure this machine's rates (GEMM, loops, MPI, generators, HDF5) for tra-run's cost model"};
   app.add_option("-o,--output", output, "the calibration file to write (default: tra-calibration.yaml)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = 0;
-    if (rank == 0) code = app.exit(e);
-    else code = e.get_exit_code();
-    MPI_Finalize();
-    return code == 0 ? 0 : 2;
-  }
+  if (const int code = tra::app::parse_command_line(app, argc, argv, rank); code >= 0) return code;
 
   const int status = tra::app::run_guarded("tra-calibrate", argc, argv, rank, [&] {
     tra::comm::Communicator comm(MPI_COMM_WORLD);

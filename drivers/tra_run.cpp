@@ -35,15 +35,7 @@ int main(int argc, char** argv) {
   app.add_flag("--dry-run", opt.dry_run, "plan only: stop before execution, write nothing");
   app.add_option("--output-dir", opt.output_dir, "folder for output files given with relative paths (default: current folder)");
   app.add_flag("-v,--verbose", opt.verbose, "show every operator as it runs");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = 0;
-    if (rank == 0) code = app.exit(e);
-    else code = e.get_exit_code();
-    MPI_Finalize();
-    return code == 0 ? 0 : 2;
-  }
+  if (const int code = tra::app::parse_command_line(app, argc, argv, rank); code >= 0) return code;
   tra::Log::verbose = opt.verbose;
   if (app.count("--explain") && explain != "plan" && explain != "analyze") {
     if (rank == 0) std::cerr << "tra-run: error: --explain=" << explain << ": expected --explain, --explain=plan or --explain=analyze" << std::endl;

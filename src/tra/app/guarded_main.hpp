@@ -3,6 +3,7 @@
 // to the exit status the drivers promise: 0 ok, 2 user error (printed once, by
 // rank 0), 1 internal error (printed by the rank that hit it; all ranks are
 // stopped, so nothing hangs).
+#include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
@@ -14,6 +15,20 @@
 #include "tra/io/hdf5/handle.hpp"
 
 namespace tra::app {
+
+// Parses the command line; on a bad option or --help, rank 0 prints and every
+// rank gets the exit status to return (0 for --help, 2 for a bad option),
+// after MPI_Finalize. Returns -1 when the drivers should go on.
+inline int parse_command_line(CLI::App& app, int argc, char** argv, int rank) {
+  try {
+    app.parse(argc, argv);
+    return -1;
+  } catch (const CLI::ParseError& e) {
+    const int code = rank == 0 ? app.exit(e) : e.get_exit_code();
+    MPI_Finalize();
+    return code == 0 ? 0 : 2;
+  }
+}
 
 inline int run_guarded(const std::string& program, int& argc, char** argv, int rank, const std::function<void()>& body) {
   int status = 0;
