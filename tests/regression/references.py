@@ -15,6 +15,8 @@ import os
 import h5py
 import numpy as np
 
+from references_transformer import _matmul, _softmax
+
 EPS = np.finfo(np.float64).eps
 
 
@@ -134,6 +136,42 @@ def nn_large(out, inputs):
     return nearest_neighbour(os.path.join(out, "nn_large.h5"))
 
 
+def matrix_chain(p):
+    """Z = A B + C (D E) (EinDecomp §9, Experiment 1), in numpy's order."""
+    a, b, c, d, e = (read(p, "/inputs/" + n) for n in "ABCDE")
+    zero = lambda t: np.zeros_like(t)
+    ab, e_ab = _matmul(a, zero(a), b, zero(b))
+    de, e_de = _matmul(d, zero(d), e, zero(e))
+    cde, e_cde = _matmul(c, zero(c), de, e_de)
+    z = ab + cde
+    # the sum's operands' bounds pass through, plus one rounding on each side
+    return [(p, "/Z", z, e_ab + e_cde + 2 * EPS * np.abs(z) + 1e-300)]
+
+
+def chain_square(out, inputs):
+    return matrix_chain(os.path.join(out, "chain_square.h5"))
+
+
+def chain_skewed(out, inputs):
+    return matrix_chain(os.path.join(out, "chain_skewed.h5"))
+
+
+def ffnn(out, inputs):
+    """P = softmax(relu(X W1 + b1) W2 + b2) over the labels."""
+    p = os.path.join(out, "ffnn.h5")
+    x, w1, b1, w2, b2 = (read(p, "/inputs/" + n) for n in ("X", "W1", "b1", "W2", "b2"))
+    z1, e_z1 = _matmul(x, np.zeros_like(x), w1, np.zeros_like(w1))
+    pre = z1 + b1[None, :]
+    h = np.maximum(pre, 0.0)
+    # relu is 1-Lipschitz and exact; the bias addition rounds once on each side
+    e_h = e_z1 + 2 * EPS * np.abs(pre)
+    z2, e_z2 = _matmul(h, e_h, w2, np.zeros_like(w2))
+    logits = z2 + b2[None, :]
+    e_logits = e_z2 + 2 * EPS * np.abs(logits)
+    probs, e_probs = _softmax(logits, e_logits)
+    return [(p, "/P", probs, e_probs + 1e-300)]
+
+
 REFERENCES = {
     "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
@@ -147,4 +185,7 @@ REFERENCES = {
     "matmul_two_large.yaml": matmul_two_large,
     "nn_wide.yaml": nn_wide,
     "nn_large.yaml": nn_large,
+    "chain_square.yaml": chain_square,
+    "chain_skewed.yaml": chain_skewed,
+    "ffnn.yaml": ffnn,
 }
