@@ -51,7 +51,14 @@ std::string partitioning_text(const logical::Lowering& low) {
   if (r.kernel_calls != r.nranks * r.overdecomposition) os << " rounded up to a power of two";
   os << " x over-decomposition " << r.overdecomposition << ")\n";
   for (const auto& m : r.methods) os << "  planned " << m << "\n";
-  for (const auto& [stmt, d] : low.d) {
+  // In the order the statements are lowered (the deck's), not by name.
+  std::vector<std::string> order;
+  for (const auto& n : low.plan.nodes)
+    if (low.d.count(n.tensor) && std::find(order.begin(), order.end(), n.tensor) == order.end()) order.push_back(n.tensor);
+  for (const auto& [stmt, d] : low.d)
+    if (std::find(order.begin(), order.end(), stmt) == order.end()) order.push_back(stmt);
+  for (const auto& stmt : order) {
+    const auto& d = low.d.at(stmt);
     os << "  " << stmt << ": d = {";
     bool first = true;
     for (const auto& [label, parts] : d) {
@@ -180,6 +187,9 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   for (const auto& o : outputs) keep.insert(o.ia_node);
   exec::Executor ex(ia, c, keep);
   Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");
+  // Every rank plans on its own and finishes at its own time; without this the
+  // execution clock (and the first collective) would absorb that skew.
+  c.barrier();
   Stopwatch running;
   ex.run([&](int node) {
     const auto& n = ia.nodes[static_cast<size_t>(node)];

@@ -1,0 +1,135 @@
+"""What the Python benchmarks under perf/ share: the MPI environment every
+script uses, scaled copies of the example decks, and running tra-run under
+mpirun with its timing lines parsed. Imported by perf/plans/run and
+perf/eindecomp/run."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+NUM = r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
+# tra-run's report: "wall W s: reading inputs R s, operators O s" and
+# "total T s (planning P s)".
+WALL_RE = re.compile(rf"^wall ({NUM}) s: reading inputs ({NUM}) s, operators ({NUM}) s\s*$", re.M)
+TOTAL_RE = re.compile(rf"^total ({NUM}) s \(planning ({NUM}) s\)\s*$", re.M)
+
+
+def die(prog, msg, status=1):
+    print(f"{prog}: error: {msg}", file=sys.stderr)
+    sys.exit(status)
+
+
+def mpi_env():
+    """The environment after `source scripts/mpirun-env`, as every script uses."""
+    out = subprocess.run(["bash", "-c", f'source "{ROOT}/scripts/mpirun-env" && env -0'],
+                         check=True, capture_output=True).stdout
+    env = {}
+    for item in out.split(b"\0"):
+        if b"=" in item:
+            k, v = item.split(b"=", 1)
+            env[k.decode()] = v.decode()
+    return env
+
+
+def check_tools(prog, tra_run, mpirun):
+    """Exit 2 with a hint when tra-run is not built or mpirun is missing."""
+    if not os.access(tra_run, os.X_OK):
+        print(f"{prog}: tra-run not found at {tra_run}\n"
+              "  build the engine first (scripts/build, or cmake -S . -B build && cmake --build build),\n"
+              "  or give its path with --tra-run PATH.", file=sys.stderr)
+        sys.exit(2)
+    if shutil.which(mpirun.split()[0]) is None:
+        die(prog, f"{mpirun} not found", 2)
+
+
+def warn_if_loaded(prog):
+    try:
+        load = float(open("/proc/loadavg").read().split()[0])
+        if load > 0.5:
+            print(f"{prog}: warning: load average {load} before starting; other work will skew the timings", file=sys.stderr)
+    except OSError:
+        pass
+
+
+def work_dir(prog, keep):
+    """Where decks and logs go: --keep DIR, or a fresh temporary folder (in
+    memory when /dev/shm exists, so writing results costs no disk time)."""
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        return os.path.abspath(keep)
+    return tempfile.mkdtemp(prefix=prog.replace("/", "-") + ".", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+
+
+def scaled_deck(prog, case, tensors):
+    """inputs/<case>.yaml with some tensor declarations replaced and only the
+    outputs of computed tensors kept (writing the inputs would only cost time,
+    and what is written decides what runs). `tensors` maps a name to its new
+    shape, or to (shape, source) to replace the source too; None keeps the deck."""
+    with open(os.path.join(ROOT, "inputs", case + ".yaml")) as f:
+        text = f.read()
+    declared = set(re.findall(r"\{name: (\w+), shape:", text))
+    for name, new in (tensors or {}).items():
+        shape, source = new if isinstance(new, tuple) and isinstance(new[0], tuple) else (new, None)
+        shape_text = "[" + ", ".join(map(str, shape)) + "]"
+        if source is None:
+            pattern, repl = rf"(\{{name: {name}, shape: )\[[^\]]*\]", lambda m: m.group(1) + shape_text
+        else:
+            pattern, repl = rf"\{{name: {name}, shape: .*\}}\s*$", lambda m: f'{{name: {name}, shape: {shape_text}, source: "{source}"}}'
+        text, n = re.subn(pattern, repl, text, flags=re.M)
+        if n != 1:
+            die(prog, f"inputs/{case}.yaml: no single declaration of tensor {name} to scale")
+    # The copy lives elsewhere: input files named relative to inputs/ stay found.
+    text = re.sub(r"(source: \{file: )([^,}\s]+)",
+                  lambda m: m.group(1) + (m.group(2) if os.path.isabs(m.group(2)) else os.path.join(ROOT, "inputs", m.group(2))), text)
+    out_re = re.compile(r"\s*- \{tensor: (\w+),")
+    lines = [ln for ln in text.splitlines(keepends=True) if not (out_re.match(ln) and out_re.match(ln).group(1) in declared)]
+    return "".join(lines)
+
+
+class TraRun:
+    """Runs tra-run under mpirun, keeps every run's output as a log in `tmp`,
+    and exits 1 with the last lines of the output when a run fails."""
+
+    def __init__(self, prog, tra_run, mpirun, env, tmp, extra=()):
+        self.prog, self.tra_run, self.mpirun, self.env, self.tmp = prog, tra_run, mpirun, env, tmp
+        self.extra = list(extra)
+        self.log_no = 0
+
+    def __call__(self, ranks, deck, args):
+        cmd = self.mpirun.split() + ["--oversubscribe", "-n", str(ranks), self.tra_run, deck, "--output-dir", self.tmp] + list(args) + self.extra
+        run = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
+        self.log_no += 1
+        with open(os.path.join(self.tmp, f"run-{self.log_no:03d}.log"), "w") as f:
+            f.write("+ " + " ".join(cmd) + "\n" + run.stdout + run.stderr)
+        if run.returncode != 0:
+            print(f"{self.prog}: command failed (exit {run.returncode}): {' '.join(cmd)}", file=sys.stderr)
+            print("---- last lines of its output ----", file=sys.stderr)
+            print("\n".join((run.stdout + run.stderr).splitlines()[-30:]), file=sys.stderr)
+            sys.exit(1)
+        return run.stdout
+
+    def timings(self, out, what):
+        """(wall, reading inputs, operators, planning) from a run's output."""
+        w, t = WALL_RE.findall(out), TOTAL_RE.findall(out)
+        if not w or not t:
+            die(self.prog, f"no 'wall ... s: reading inputs ... s, operators ... s' or 'total ... s (planning ... s)' line in the output of {what}")
+        wall, read, ops = map(float, w[-1])
+        return wall, read, ops, float(t[-1][1])
+
+    def best_of(self, reps, ranks, deck, variants, args_of, key):
+        """For each variant, the timings of its run with the least key(timings),
+        over `reps` runs. The repetitions go round the variants (v1 v2 v3 v1 v2
+        v3 ...), so that a change in the machine's load during the measurement
+        falls on all of them alike."""
+        best = {}
+        for rep in range(reps):
+            for v in variants:
+                print(f"  {v}, run {rep + 1} of {reps}", file=sys.stderr, flush=True)
+                row = self.timings(self(ranks, deck, args_of(v)), f"{deck} ({v}, {ranks} ranks)")
+                if v not in best or key(row) < key(best[v]):
+                    best[v] = row
+        return best
