@@ -41,26 +41,36 @@ double node_seconds(const IaNode& n, const Rates& r) {
   return 0;
 }
 
+// Node n's share, added in plan order (sums of the same terms in the same
+// order give the same estimate to the last bit).
+void add(PlanCost& c, const IaNode& n, const Rates& rates, double& seconds) {
+  seconds = node_seconds(n, rates);
+  c.seconds += seconds;
+  c.floats_moved += n.predicted_floats;
+  c.paper_cost += n.paper_cost;
+  c.flops += n.flops;
+  ++c.operators;
+}
+
 }  // namespace
 
 PlanCost cost_of(const IaPlan& plan, const Rates& rates) {
-  PlanCost c;
   std::vector<bool> need(plan.nodes.size(), false);
   for (int r : plan.roots) need[static_cast<size_t>(r)] = true;
   for (size_t i = plan.nodes.size(); i-- > 0;)
     if (need[i])
       for (int j : plan.nodes[i].inputs) need[static_cast<size_t>(j)] = true;
+  PlanCost c;
   c.node_seconds.assign(plan.nodes.size(), 0);
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    if (!need[i]) continue;
-    const IaNode& n = plan.nodes[i];
-    c.node_seconds[i] = node_seconds(n, rates);
-    c.seconds += c.node_seconds[i];
-    c.floats_moved += n.predicted_floats;
-    c.paper_cost += n.paper_cost;
-    c.flops += n.flops;
-    ++c.operators;
-  }
+  for (size_t i = 0; i < plan.nodes.size(); ++i)
+    if (need[i]) add(c, plan.nodes[i], rates, c.node_seconds[i]);
+  return c;
+}
+
+PlanCost cost_of(const IaPlan& plan, const Rates& rates, const std::vector<int>& order) {
+  PlanCost c;
+  c.node_seconds.assign(order.size(), 0);
+  for (size_t k = 0; k < order.size(); ++k) add(c, plan.node(order[k]), rates, c.node_seconds[k]);
   return c;
 }
 

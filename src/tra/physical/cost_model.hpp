@@ -32,5 +32,9 @@ struct PlanCost {
 };
 
 PlanCost cost_of(const IaPlan& plan, const Rates& rates);
+// The same over the nodes in `order` (the nodes the roots need, in the order
+// normalize() would give them; node_seconds follows it): the optimizer costs
+// candidates before it normalizes them.
+PlanCost cost_of(const IaPlan& plan, const Rates& rates, const std::vector<int>& order);
 
 }  // namespace tra::physical

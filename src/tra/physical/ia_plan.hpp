@@ -25,9 +25,10 @@ struct TensorDecl;
 
 namespace tra::physical {
 
-// (key, site) pairs, shared between copies of a plan and copied on the first
-// write: the optimizer copies whole plans for every candidate rewrite, and the
-// pairs are most of a plan's memory (one allocation per key).
+// (key, site) pairs, shared between copies of a plan or a node and copied on
+// the first write: the optimizer keeps copies of the nodes a candidate rewrite
+// infers again (to take the candidate back), and the pairs are most of a
+// plan's memory (one allocation per key).
 class SitedKeys {
  public:
   using value_type = std::pair<Key, int>;
@@ -37,6 +38,7 @@ class SitedKeys {
   bool empty() const { return items().empty(); }
   const value_type& operator[](size_t i) const { return items()[i]; }
   void emplace_back(Key k, int site) { writable().emplace_back(std::move(k), site); }
+  bool operator==(const SitedKeys& o) const { return shared_ == o.shared_ || items() == o.items(); }  // same pairs, same order
 
  private:
   const std::vector<value_type>& items() const {
@@ -57,6 +59,7 @@ struct Distribution {
   bool everywhere = false;
   SitedKeys at;  // a key repeats on several sites after a partial aggregation
   Index tuples() const { return static_cast<Index>(at.size()); }
+  bool operator==(const Distribution& o) const { return everywhere == o.everywhere && at == o.at; }
 };
 
 // A key-side function with the text EXPLAIN shows. `fn` empty means idOp.

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
+#include <numeric>
 #include <unordered_map>
 
 #include "tra/common/error.hpp"
@@ -32,56 +32,96 @@ std::vector<Index> per_site(const Distribution& d, int s) {
 
 Index max_of(const std::vector<Index>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
+// The keys of d, sorted (a key on several sites as often); they point into d.
+std::vector<const Key*> sorted_keys(const Distribution& d) {
+  std::vector<const Key*> keys;
+  keys.reserve(d.at.size());
+  for (const auto& [k, site] : d.at) keys.push_back(&k);
+  std::sort(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a < *b; });
+  return keys;
+}
+
+// Each key of d once, sorted.
+std::vector<const Key*> distinct_keys(const Distribution& d) {
+  std::vector<const Key*> keys = sorted_keys(d);
+  keys.erase(std::unique(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a == *b; }), keys.end());
+  return keys;
+}
+
 class Inference {
  public:
-  explicit Inference(IaPlan& p) : p_(p), s_(p.nsites) {}
+  // Over the nodes in `order` (inputs first), which messages name by their
+  // place in it.
+  Inference(IaPlan& p, const std::vector<int>& order) : p_(p), s_(p.nsites), order_(order), name_(p.nodes.size(), -1) {
+    for (size_t k = 0; k < order.size(); ++k) name_[static_cast<size_t>(order[k])] = static_cast<int>(k);
+  }
 
-  void run() {
-    std::vector<bool> redone(p_.nodes.size(), false);
-    for (size_t i = 0; i < p_.nodes.size(); ++i) {
+  // A node is inferred again when it is stale or an input's result changed.
+  // Its consumers read only its type, distribution and scattering, so when
+  // those come out as before the recomputation stops there: a rewrite deep in
+  // a long plan then costs a few nodes, not everything downstream of it.
+  std::vector<int> run(std::vector<std::pair<int, IaNode>>* overwritten) {
+    std::vector<bool> changed(p_.nodes.size(), false);
+    bool any_changed = false;  // until then, no node has an input that changed
+    std::vector<int> redone;
+    for (int node : order_) {
+      const auto i = static_cast<size_t>(node);
       IaNode& n = p_.nodes[i];
       bool stale = n.stale;
-      for (int j : n.inputs) stale = stale || redone[static_cast<size_t>(j)];
+      if (any_changed)
+        for (int j : n.inputs) stale = stale || changed[static_cast<size_t>(j)];
       if (!stale) continue;
-      redone[i] = true;
-      n.stale = false;
-      n.invalid.clear();
-      n.scattered = false;
-      n.predicted_floats = 0;
-      n.paper_cost = 0;
-      n.flops = n.site_flops = 0;
-      n.site_floats_in = 0;
-      n.dist = {};
-      switch (n.kind) {
-        case IaNode::Kind::Scan: scan(n); break;
-        case IaNode::Kind::Bcast: bcast(n); break;
-        case IaNode::Kind::Shuffle: shuffle(n); break;
-        case IaNode::Kind::LocalJoin: join(n); break;
-        case IaNode::Kind::LocalAgg: aggregate(n); break;
-        case IaNode::Kind::LocalFilter: filter(n); break;
-        case IaNode::Kind::LocalMap: map(n); break;
-      }
-      const int arity = n.kind == IaNode::Kind::Scan || n.kind == IaNode::Kind::LocalJoin || n.kind == IaNode::Kind::LocalAgg ||
-                                n.kind == IaNode::Kind::LocalMap
-                            ? n.out_type.key_arity()
-                            : in(n).type.key_arity();
-      const Shape chunk = n.kind == IaNode::Kind::Bcast || n.kind == IaNode::Kind::Shuffle || n.kind == IaNode::Kind::LocalFilter
-                              ? in(n).type.chunk_shape
-                              : n.out_type.chunk_shape;
-      n.type = RelType{bounding_frontier(n.dist, arity), chunk};
-      if (!n.dist.everywhere) {
-        std::set<Key> seen;
-        for (const auto& [k, site] : n.dist.at) n.scattered |= !seen.insert(k).second;
-      }
-      for (int i : n.inputs) {
-        const IaNode& x = p_.node(i);
-        if (x.scattered && n.kind != IaNode::Kind::Shuffle && n.kind != IaNode::Kind::LocalAgg && n.invalid.empty())
-          n.invalid = "reads partial aggregates (p" + std::to_string(i) + ") that were never combined";
-      }
+      redone.push_back(static_cast<int>(i));
+      if (overwritten) overwritten->emplace_back(static_cast<int>(i), n);
+      const RelType old_type = std::move(n.type);
+      Distribution old_dist = std::move(n.dist);
+      const bool old_scattered = n.scattered;
+      infer_node(n);
+      changed[i] = !(n.type == old_type && n.scattered == old_scattered && n.dist == old_dist);
+      any_changed = any_changed || changed[i];
+      if (!changed[i]) n.dist = std::move(old_dist);  // the same pairs: keep sharing them with other copies of the plan
     }
+    return redone;
   }
 
  private:
+  void infer_node(IaNode& n) {
+    n.stale = false;
+    n.invalid.clear();
+    n.scattered = false;
+    n.predicted_floats = 0;
+    n.paper_cost = 0;
+    n.flops = n.site_flops = 0;
+    n.site_floats_in = 0;
+    n.dist = {};
+    switch (n.kind) {
+      case IaNode::Kind::Scan: scan(n); break;
+      case IaNode::Kind::Bcast: bcast(n); break;
+      case IaNode::Kind::Shuffle: shuffle(n); break;
+      case IaNode::Kind::LocalJoin: join(n); break;
+      case IaNode::Kind::LocalAgg: aggregate(n); break;
+      case IaNode::Kind::LocalFilter: filter(n); break;
+      case IaNode::Kind::LocalMap: map(n); break;
+    }
+    const int arity = n.kind == IaNode::Kind::Scan || n.kind == IaNode::Kind::LocalJoin || n.kind == IaNode::Kind::LocalAgg ||
+                              n.kind == IaNode::Kind::LocalMap
+                          ? n.out_type.key_arity()
+                          : in(n).type.key_arity();
+    const Shape chunk = n.kind == IaNode::Kind::Bcast || n.kind == IaNode::Kind::Shuffle || n.kind == IaNode::Kind::LocalFilter
+                            ? in(n).type.chunk_shape
+                            : n.out_type.chunk_shape;
+    n.type = RelType{bounding_frontier(n.dist, arity), chunk};
+    if (!n.dist.everywhere) {
+      const std::vector<const Key*> keys = sorted_keys(n.dist);
+      n.scattered = std::adjacent_find(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a == *b; }) != keys.end();
+    }
+    for (int i : n.inputs) {
+      const IaNode& x = p_.node(i);
+      if (x.scattered && n.kind != IaNode::Kind::Shuffle && n.kind != IaNode::Kind::LocalAgg && n.invalid.empty())
+        n.invalid = "reads partial aggregates (p" + std::to_string(name_[static_cast<size_t>(i)]) + ") that were never combined";
+    }
+  }
+
   const IaNode& in(const IaNode& n, size_t k = 0) const { return p_.node(n.inputs.at(k)); }
   Index per(const IaNode& n) const { return volume(n.kind == IaNode::Kind::Scan ? n.out_type.chunk_shape : in(n).type.chunk_shape); }
 
@@ -137,41 +177,40 @@ class Inference {
       return n.out_key(k);
     };
     // Right keys by (site, join-key projection); everywhere tuples are on site -1.
-    std::map<int, std::unordered_map<Key, std::vector<Key>, KeyHash>> right;
-    for (const auto& [k, site] : r.dist.at) right[r.dist.everywhere ? kEverySite : site][project(k, n.keys_right)].push_back(k);
-    auto emit = [&](const Key& lk, int lsite, int rsite, int out_site) {
-      auto it = right.find(rsite);
-      if (it == right.end()) return;
-      auto m = it->second.find(project(lk, n.keys_left));
-      if (m == it->second.end()) return;
-      for (const Key& rk : m->second) n.dist.at.emplace_back(out_key(lk, rk), out_site);
-      (void)lsite;
-    };
+    std::map<int, std::unordered_map<Key, std::vector<const Key*>, KeyHash>> right;
+    for (const auto& [k, site] : r.dist.at) right[r.dist.everywhere ? kEverySite : site][project(k, n.keys_right)].push_back(&k);
     n.dist.everywhere = l.dist.everywhere && r.dist.everywhere;
     for (const auto& [lk, lsite] : l.dist.at) {
-      if (l.dist.everywhere && r.dist.everywhere) emit(lk, kEverySite, kEverySite, kEverySite);
+      const Key joined = project(lk, n.keys_left);
+      auto emit = [&](int rsite, int out_site) {
+        auto it = right.find(rsite);
+        if (it == right.end()) return;
+        auto m = it->second.find(joined);
+        if (m == it->second.end()) return;
+        for (const Key* rk : m->second) n.dist.at.emplace_back(out_key(lk, *rk), out_site);
+      };
+      if (l.dist.everywhere && r.dist.everywhere) emit(kEverySite, kEverySite);
       else if (l.dist.everywhere)
-        for (int s = 0; s < s_; ++s) emit(lk, kEverySite, s, s);
-      else if (r.dist.everywhere) emit(lk, lsite, kEverySite, lsite);
-      else emit(lk, lsite, lsite, lsite);
+        for (int s = 0; s < s_; ++s) emit(s, s);
+      else if (r.dist.everywhere) emit(kEverySite, lsite);
+      else emit(lsite, lsite);
     }
-    // Every pair of matching keys must meet exactly once.
-    std::unordered_map<Key, int, KeyHash> global;
+    // Every pair of matching keys must meet exactly once: the output keys are
+    // those of the matching pairs of distinct keys, each as often.
+    std::vector<Key> expected;
     {
-      std::set<Key> lkeys, rkeys;
-      for (const auto& [k, s] : l.dist.at) lkeys.insert(k);
-      for (const auto& [k, s] : r.dist.at) rkeys.insert(k);
-      std::unordered_map<Key, std::vector<Key>, KeyHash> rby;
-      for (const Key& k : rkeys) rby[project(k, n.keys_right)].push_back(k);
-      for (const Key& lk : lkeys) {
-        auto m = rby.find(project(lk, n.keys_left));
+      std::unordered_map<Key, std::vector<const Key*>, KeyHash> rby;
+      for (const Key* k : distinct_keys(r.dist)) rby[project(*k, n.keys_right)].push_back(k);
+      for (const Key* lk : distinct_keys(l.dist)) {
+        auto m = rby.find(project(*lk, n.keys_left));
         if (m != rby.end())
-          for (const Key& rk : m->second) ++global[out_key(lk, rk)];
+          for (const Key* rk : m->second) expected.push_back(out_key(*lk, *rk));
       }
     }
-    std::unordered_map<Key, int, KeyHash> produced;
-    for (const auto& [k, s] : n.dist.at) ++produced[k];
-    if (produced != global) n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
+    std::sort(expected.begin(), expected.end());
+    const std::vector<const Key*> produced = sorted_keys(n.dist);
+    if (!std::equal(expected.begin(), expected.end(), produced.begin(), produced.end(), [](const Key& e, const Key* k) { return e == *k; }))
+      n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
     n.flops = n.call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s_ : 1);
     n.site_flops = n.call_flops * static_cast<double>(max_of(per_site(n.dist, s_)));
   }
@@ -179,8 +218,15 @@ class Inference {
   void aggregate(IaNode& n) {
     const IaNode& x = in(n);
     n.dist.everywhere = x.dist.everywhere;
-    std::map<std::pair<Key, int>, Index> members;
-    for (const auto& [k, site] : x.dist.at) ++members[{project(k, n.group_by), site}];
+    // The groups on each site (by key, then site) and their sizes.
+    std::vector<std::pair<Key, int>> member;
+    member.reserve(x.dist.at.size());
+    for (const auto& [k, site] : x.dist.at) member.emplace_back(project(k, n.group_by), site);
+    std::sort(member.begin(), member.end());
+    std::vector<std::pair<std::pair<Key, int>, Index>> members;
+    for (auto& m : member)
+      if (!members.empty() && members.back().first == m) ++members.back().second;
+      else members.emplace_back(std::move(m), 1);
     std::vector<Index> work(static_cast<size_t>(s_), 0);
     const Index f = volume(n.out_type.chunk_shape);
     for (const auto& [g, count] : members) {
@@ -221,7 +267,15 @@ class Inference {
 
   IaPlan& p_;
   int s_;
+  const std::vector<int>& order_;
+  std::vector<int> name_;  // a node's number in messages
 };
+
+std::vector<int> every_node(const IaPlan& p) {
+  std::vector<int> all(p.nodes.size());
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
 
 // Nodes the roots need.
 std::vector<bool> needed(const IaPlan& p) {
@@ -233,24 +287,40 @@ std::vector<bool> needed(const IaPlan& p) {
   return need;
 }
 
+// The first problem among the nodes in `order`, named as `name` says.
+std::string invalid_reason(const IaPlan& plan, const std::vector<int>& order, const std::vector<int>& name) {
+  for (int i : order)
+    if (!plan.node(i).invalid.empty()) return "p" + std::to_string(name[static_cast<size_t>(i)]) + ": " + plan.node(i).invalid;
+  for (int r : plan.roots)
+    if (plan.node(r).scattered) return "p" + std::to_string(name[static_cast<size_t>(r)]) + ": a result is left as partial aggregates";
+  return "";
+}
+
 }  // namespace
 
 void infer(IaPlan& plan) {
   for (auto& n : plan.nodes) n.stale = true;
-  Inference(plan).run();
+  Inference(plan, every_node(plan)).run(nullptr);
 }
 
-void infer_stale(IaPlan& plan) { Inference(plan).run(); }
+std::vector<int> infer_stale(IaPlan& plan) { return Inference(plan, every_node(plan)).run(nullptr); }
+
+std::vector<int> infer_stale(IaPlan& plan, const std::vector<int>& order, std::vector<std::pair<int, IaNode>>* overwritten) {
+  return Inference(plan, order).run(overwritten);
+}
 
 std::string invalid_reason(const IaPlan& plan) {
   const std::vector<bool> need = needed(plan);
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    if (!need[i]) continue;
-    if (!plan.nodes[i].invalid.empty()) return "p" + std::to_string(i) + ": " + plan.nodes[i].invalid;
-  }
-  for (int r : plan.roots)
-    if (plan.node(r).scattered) return "p" + std::to_string(r) + ": a result is left as partial aggregates";
-  return "";
+  std::vector<int> order;
+  for (size_t i = 0; i < plan.nodes.size(); ++i)
+    if (need[i]) order.push_back(static_cast<int>(i));
+  return invalid_reason(plan, order, every_node(plan));
+}
+
+std::string invalid_reason(const IaPlan& plan, const std::vector<int>& order) {
+  std::vector<int> name(plan.nodes.size(), -1);
+  for (size_t k = 0; k < order.size(); ++k) name[static_cast<size_t>(order[k])] = static_cast<int>(k);
+  return invalid_reason(plan, order, name);
 }
 
 bool grouped_on_one_site(const Distribution& d, const std::vector<int>& group_by) {

@@ -12,20 +12,34 @@
 // aggregate (a key on several sites) may only feed a Shuffle or a LocalAgg.
 // Rules whose preconditions hold never produce an invalid plan; the check is
 // the optimizer's safety net and the tests' oracle.
+#include <utility>
+#include <vector>
+
 #include "tra/physical/ia_plan.hpp"
 
 namespace tra::physical {
 
 void infer(IaPlan& plan);
 
-// The same for the nodes marked stale and everything downstream of them; the
-// others keep their derived fields. The optimizer infers thousands of
-// candidate plans that differ from their parent in a few nodes.
-void infer_stale(IaPlan& plan);
+// The same for the nodes marked stale and, downstream of them, the nodes
+// whose inputs came out with a different type, distribution or scattering;
+// the others keep their derived fields. The optimizer infers thousands of
+// candidate plans that differ from their parent in a few nodes. Returns the
+// nodes inferred again, in order.
+std::vector<int> infer_stale(IaPlan& plan);
+
+// The same over the nodes in `order` only (the nodes the roots need, inputs
+// first, as normalize() would order them), named in messages by their place
+// in it: the optimizer infers candidates before it normalizes them. With
+// `overwritten`, a copy of every node inferred again, as it was before, is
+// appended there (to take a candidate back).
+std::vector<int> infer_stale(IaPlan& plan, const std::vector<int>& order, std::vector<std::pair<int, IaNode>>* overwritten);
 
 // Empty when every node needed for the roots computes its relation correctly;
 // otherwise the first problem, "p<i>: why".
 std::string invalid_reason(const IaPlan& plan);
+// The same for the nodes in `order`, named by their place in it.
+std::string invalid_reason(const IaPlan& plan, const std::vector<int>& order);
 
 // Whether every group of `group_by` keys sits on one site (R2-4's precondition,
 // checked exactly).

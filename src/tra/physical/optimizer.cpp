@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <sstream>
+#include <stdexcept>
 
 #include "tra/common/text.hpp"
 #include "tra/common/timer.hpp"
@@ -28,10 +31,11 @@ std::string where_text(const IaNode& n) {
   return n.name() + "(" + d + ")";
 }
 
-// A rule tried in place and undone: only a successful rewrite is copied.
-// Rules change the parameters of the node they rewrite and the inputs, roots
-// and results of others, never a distribution, so the snapshot leaves the
-// (large) distributions out.
+// What an edit of a plan in place may change besides the nodes it appends: a
+// rule changes the parameters of the node it rewrites and the inputs, roots
+// and results of others, never a distribution (which the snapshot leaves out,
+// as it is large). A join strategy changes the join's parameters and inputs
+// and the inputs of the aggregation after it, the same kinds of fields.
 struct Snapshot {
   size_t size;
   int at;
@@ -74,8 +78,8 @@ struct Snapshot {
     p.roots = roots;
     p.tra_to_ia = tra_to_ia;
   }
-  // In `rewritten` (a copy taken after the rule ran): the rewritten node and
-  // every node whose inputs changed need inferring again (new ones are stale).
+  // After the edit: the edited node and every node whose inputs changed need
+  // inferring again (appended ones are stale already).
   void mark_rewritten(IaPlan& rewritten) const {
     rewritten.node(at).stale = true;
     size_t pos = 0;
@@ -84,14 +88,141 @@ struct Snapshot {
   }
 };
 
+// Every variant of every rule has a bit in Held::no_match (all_rules() order).
+int first_slot(const Rule* rule) {
+  int slot = 0;
+  for (const Rule* r : all_rules()) {
+    if (r == rule) return slot;
+    slot += r->variants;
+  }
+  throw std::logic_error("optimizer: unknown rule " + rule->name);
+}
+
+// The bits of the rules never tried at an operator of kind `k`.
+uint64_t rules_not_at(IaNode::Kind k) {
+  using Kind = IaNode::Kind;
+  static const std::map<Kind, uint64_t> bits = [] {
+    std::map<Kind, uint64_t> b;
+    for (Kind kind : {Kind::Scan, Kind::Bcast, Kind::Shuffle, Kind::LocalJoin, Kind::LocalAgg, Kind::LocalFilter, Kind::LocalMap})
+      for (const Rule* r : all_rules())
+        if (std::find(r->at_kinds.begin(), r->at_kinds.end(), kind) == r->at_kinds.end())
+          for (int v = 0; v < r->variants; ++v) b[kind] |= uint64_t{1} << (first_slot(r) + v);
+    return b;
+  }();
+  auto it = bits.find(k);
+  return it == bits.end() ? 0 : it->second;
+}
+
+class Trial;
+
+// A plan the search holds, and its cost. While rules are tried on it the plan
+// is kept loose: a rewrite appends its nodes and leaves the nodes it replaced
+// where they are, and `order` lists the nodes the roots need, inputs first,
+// as normalize() would order them; the search and the cost follow `order`, so
+// they see exactly the normalized plan. (Normalizing moves every node after
+// the first one a rewrite touches, which in a long plan costs far more than
+// the rewrite; tidy() does it once a search or a join's strategies are done.)
+//
+// It also holds what the search learnt: at which nodes which rules found
+// nothing to rewrite. Whether a rule applies at a node depends only on that
+// node, its inputs and their inputs (their parameters and inferred fields),
+// so a rule that did not apply at a node will not apply there until one of
+// those changes. A search that settles a plan differing from a settled one
+// near one join then tries the rules near that join only, not at every node
+// of a long plan again. A rewrite that applied but was not kept is tried again
+// every time (its verdict depends on the whole plan), exactly as if nothing
+// were remembered. The rules never tried at a node's kind count as not
+// applying from the start.
+struct Held {
+  IaPlan plan;
+  PlanCost cost;
+  std::vector<int> order;          // the nodes the roots need, in normalized order
+  std::vector<uint64_t> no_match;  // per node: bit slot(rule, variant) set = the rule does not apply here
+
+  Held(IaPlan normalized, PlanCost c) : plan(std::move(normalized)), cost(std::move(c)), order(plan.nodes.size()), no_match(plan.nodes.size(), 0) {
+    std::iota(order.begin(), order.end(), 0);
+    for (size_t i = 0; i < plan.nodes.size(); ++i) no_match[i] = rules_not_at(plan.nodes[i].kind);
+  }
+
+  // After trial `t` was kept: what was learnt is forgotten for the nodes
+  // inferred again and the nodes one or two levels above them.
+  void edited(const Trial& t);
+
+  // The plan normalized (dead nodes dropped, nodes in `order`), with what was
+  // learnt about its nodes.
+  void tidy() {
+    const std::vector<int> moved = reorder(plan, order);
+    std::vector<uint64_t> kept(plan.nodes.size(), 0);
+    for (size_t i = 0; i < moved.size(); ++i)
+      if (moved[i] >= 0) kept[static_cast<size_t>(moved[i])] = no_match[i];
+    no_match = std::move(kept);
+    std::iota(order.begin(), order.end(), 0);
+  }
+};
+
+// An edit of the held plan made in place (a rule's rewrite, a join strategy)
+// that can be taken back, so that no candidate needs a copy of the plan.
+class Trial {
+ public:
+  // Before the edit at node `at`.
+  Trial(Held& h, int at) : h_(&h), before_(h.plan, at) {}
+
+  // After the edit: the nodes the roots need now, in order, and what changed
+  // inferred again.
+  void infer() {
+    IaPlan& p = h_->plan;
+    before_.mark_rewritten(p);
+    order_before_ = std::move(h_->order);
+    // Ranked as normalize() would see them: the nodes in their places in the
+    // order, then the appended ones. The others are dead and stay so.
+    std::vector<int> rank(p.nodes.size(), std::numeric_limits<int>::max());
+    for (size_t k = 0; k < order_before_.size(); ++k) rank[static_cast<size_t>(order_before_[k])] = static_cast<int>(k);
+    for (size_t i = before_.size; i < p.nodes.size(); ++i) rank[i] = static_cast<int>(order_before_.size() + (i - before_.size));
+    h_->order = topological_order(p, rank);
+    redone_ = infer_stale(p, h_->order, &overwritten_);
+  }
+  const IaNode& edited_node() const { return before_.node; }  // as it was
+  const std::vector<int>& redone() const { return redone_; }  // the nodes inferred again
+
+  // The plan exactly as it was before the edit; edits made after this one
+  // must have been taken back first.
+  void undo() {
+    for (auto it = overwritten_.rbegin(); it != overwritten_.rend(); ++it) h_->plan.nodes[static_cast<size_t>(it->first)] = std::move(it->second);
+    before_.restore(h_->plan);
+    h_->order = std::move(order_before_);
+  }
+
+ private:
+  Held* h_;
+  Snapshot before_;
+  std::vector<int> order_before_;
+  std::vector<int> redone_;
+  std::vector<std::pair<int, IaNode>> overwritten_;  // nodes as they were before inferring them again
+};
+
+void Held::edited(const Trial& t) {
+  no_match.resize(plan.nodes.size(), 0);  // appended nodes: nothing learnt yet
+  constexpr int kFar = 3;
+  std::vector<int> levels_above(plan.nodes.size(), kFar);  // how far above a node inferred again
+  for (int i : t.redone()) levels_above[static_cast<size_t>(i)] = 0;
+  for (int i : order) {  // inputs first
+    auto& level = levels_above[static_cast<size_t>(i)];
+    for (int j : plan.node(i).inputs) level = std::min(level, levels_above[static_cast<size_t>(j)] + 1);
+    if (level < kFar) no_match[static_cast<size_t>(i)] = rules_not_at(plan.node(i).kind);
+  }
+}
+
 class Search {
  public:
   explicit Search(const OptimizerOptions& o) : opt_(o) {
     for (const Rule* r : all_rules())
-      if (!opt_.disabled.count(r->name)) rules_.push_back(r);
+      if (!opt_.disabled.count(r->name)) rules_.push_back({r, first_slot(r)});
+    const Rule* last = all_rules().back();
+    if (first_slot(last) + last->variants > 64) throw std::logic_error("optimizer: more than 64 rule variants to remember");
   }
 
   PlanCost cost(const IaPlan& p) const { return cost_of(p, opt_.rates); }
+  PlanCost cost(const Held& h) const { return cost_of(h.plan, opt_.rates, h.order); }
 
   // Greedy descent to a fixed point: rules in order, each at every operator of
   // its kind; the first rewrite that lowers the cost is kept and the search
@@ -100,36 +231,50 @@ class Search {
   // operators), so it ends. `only` restricts the rules tried. Without
   // `restart` a kept rewrite does not restart the search: the pass goes on
   // and passes repeat until one keeps nothing (cheaper, same fixed point kind).
-  IaPlan settle(IaPlan p, PlanCost& c, const std::set<std::string>* only, std::vector<AppliedRule>* log, bool restart = true) const {
+  // Rules `h` knows not to apply at a node are not tried there (Held). The
+  // rewrites kept are appended to `kept`, if given, to be taken back later.
+  void settle(Held& h, const std::set<std::string>* only, std::vector<AppliedRule>* log, bool restart = true,
+              std::vector<Trial>* kept = nullptr) const {
+    IaPlan& p = h.plan;
     for (int step = 0; step < 1000; ++step) {
       bool improved = false;
       auto stop = [&] { return restart && improved; };
-      for (const Rule* r : rules_) {
+      for (const auto& [r, first_slot] : rules_) {
         if (stop()) break;
         if (only && !only->count(r->name)) continue;
-        for (int at = 0; at < static_cast<int>(p.nodes.size()) && !stop(); ++at) {
-          if (std::find(r->at_kinds.begin(), r->at_kinds.end(), p.node(at).kind) == r->at_kinds.end()) continue;
+        // `pos`: the place in the (normalized) order, as an index in the
+        // normalized plan; a kept rewrite changes the node found there.
+        // Rules are not tried at operators of other kinds (Held::no_match).
+        for (int pos = 0; pos < static_cast<int>(h.order.size()) && !stop(); ++pos) {
           for (int v = 0; v < r->variants && !stop(); ++v) {
-            const Snapshot snap(p, at);
-            if (!r->apply(p, at, v)) continue;
-            IaPlan cand = p;
-            snap.restore(p);
-            snap.mark_rewritten(cand);
-            normalize(cand);
-            infer_stale(cand);
-            if (!invalid_reason(cand).empty()) continue;
-            const PlanCost cc = cost(cand);
-            if (!cc.better_than(c)) continue;
-            if (log) log->push_back({r->name, where_text(snap.node), c.seconds, cc.seconds});
-            p = std::move(cand);
-            c = cc;
+            const int at = h.order[static_cast<size_t>(pos)];
+            const uint64_t bit = uint64_t{1} << (first_slot + v);
+            if (h.no_match[static_cast<size_t>(at)] & bit) continue;
+            Trial t(h, at);
+            if (!r->apply(p, at, v)) {  // the plan is untouched
+              if (!reads_deep(*r)) h.no_match[static_cast<size_t>(at)] |= bit;
+              continue;
+            }
+            t.infer();
+            if (!invalid_reason(p, h.order).empty()) {
+              t.undo();
+              continue;
+            }
+            const PlanCost cc = cost(h);
+            if (!cc.better_than(h.cost)) {
+              t.undo();
+              continue;
+            }
+            if (log) log->push_back({r->name, where_text(t.edited_node()), h.cost.seconds, cc.seconds});
+            h.cost = cc;
+            h.edited(t);
+            if (kept) kept->push_back(std::move(t));
             improved = true;
           }
         }
       }
       if (!improved) break;
     }
-    return p;
   }
 
   bool family_allowed(const JoinStrategy& s, bool has_aggregation) const {
@@ -139,9 +284,37 @@ class Search {
   }
 
  private:
+  // R2-6 looks through any chain of Bcasts and Shuffles below a join, deeper
+  // than Held remembers; it is never taken as not applying. (It is tried among
+  // the join strategies, not in the searches here.)
+  static bool reads_deep(const Rule& r) { return r.name == "R2-6"; }
+
+  struct Tried {
+    const Rule* rule;
+    int first_slot;  // its variants' bits in Held::no_match
+  };
   const OptimizerOptions& opt_;
-  std::vector<const Rule*> rules_;
+  std::vector<Tried> rules_;
 };
+
+// The plan `h` (normalized) with join strategy `s` at join `j`, settled with
+// the placement rules; returns why the strategy gives an invalid plan, or
+// nothing. The edits are appended to `edits`, if given, to be taken back.
+std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits) {
+  Trial t(h, j);
+  apply_join_strategy(h.plan, j, s);
+  t.infer();
+  h.edited(t);
+  if (edits) edits->push_back(std::move(t));
+  const std::string invalid = invalid_reason(h.plan, h.order);
+  if (!invalid.empty()) return invalid;
+  h.cost = search.cost(h);
+  // A strategy changes movement and placement only: the rules that settle
+  // those are enough (the kernel compositions are done).
+  static const std::set<std::string> placement{"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-7", "scan-part", "scan-all"};
+  search.settle(h, &placement, nullptr, false, edits);
+  return "";
+}
 
 int join_of(const IaPlan& p, int tra_node) {
   for (size_t i = 0; i < p.nodes.size(); ++i)
@@ -171,7 +344,6 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
   infer(out.initial);
   out.initial_cost = search.cost(out.initial);
 
-  PlanCost best_cost = out.initial_cost;
   // The simple rules first; R2-6's three forms of a join are among the join
   // strategies tried next, with the costs of all of them side by side.
   static const std::set<std::string> simple = [] {
@@ -180,19 +352,21 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
       if (r->name != "R2-6") s.insert(r->name);
     return s;
   }();
-  IaPlan best = search.settle(out.initial, best_cost, &simple, &out.applied);
+  Held best(out.initial, out.initial_cost);
+  search.settle(best, &simple, &out.applied);
+  best.tidy();
 
   // Join by join, every placement strategy.
   std::vector<int> joins;
-  for (const auto& n : best.nodes)
+  for (const auto& n : best.plan.nodes)
     if (n.kind == IaNode::Kind::LocalJoin && std::find(joins.begin(), joins.end(), n.tra_node) == joins.end()) joins.push_back(n.tra_node);
   std::map<int, std::string> chosen;
   std::map<int, std::vector<Alternative>> considered;
   for (int pass = 0; pass < 2; ++pass) {
     for (int t : joins) {
-      const int j = join_of(best, t);
+      const int j = join_of(best.plan, t);
       if (j < 0) continue;
-      std::vector<JoinStrategy> all = join_strategies(best, j);
+      std::vector<JoinStrategy> all = join_strategies(best.plan, j);
       const bool aggregating = !all.empty() && is_aggregating(all.front().family);
       std::vector<JoinStrategy> allowed;
       for (const auto& s : all)
@@ -203,32 +377,30 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
           if (!options.disabled.count(s.family)) allowed.push_back(s);
       }
       std::vector<Alternative> alts;
-      IaPlan round_best = best;
-      PlanCost round_cost = best_cost;
+      // Every strategy is tried on `best` and taken back; the winner is
+      // applied again at the end (the search is deterministic).
+      const JoinStrategy* winner = nullptr;
+      PlanCost round_cost = best.cost;
       bool forced = options.strategy != "auto" && aggregating;
       bool have = false;
       for (const auto& s : allowed) {
-        IaPlan cand = best;
-        const Snapshot before(cand, j);
-        apply_join_strategy(cand, j, s);
-        before.mark_rewritten(cand);
-        normalize(cand);
-        infer_stale(cand);
         Alternative a;
         a.tra_node = t;
-        a.statement = best.node(j).detail;
+        a.statement = best.plan.node(j).detail;
         a.strategy = s.name();
-        a.invalid = invalid_reason(cand);
+        const PlanCost cost_before = best.cost;
+        const std::vector<uint64_t> known_before = best.no_match;
+        std::vector<Trial> edits;
+        a.invalid = apply_strategy(search, best, j, s, &edits);
+        if (a.invalid.empty()) a.cost = best.cost;
+        for (auto e = edits.rbegin(); e != edits.rend(); ++e) e->undo();
+        best.cost = cost_before;
+        best.no_match = known_before;
         if (a.invalid.empty()) {
-          a.cost = search.cost(cand);
-          // A strategy changes movement and placement only: the rules that
-          // settle those are enough (the kernel compositions are done).
-          static const std::set<std::string> placement{"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-7", "scan-part", "scan-all"};
-          cand = search.settle(std::move(cand), a.cost, &placement, nullptr, false);
           // Under a forced family the cheapest of that family wins even if the
           // plan before was cheaper.
           if ((forced && !have) || a.cost.better_than(round_cost)) {
-            round_best = std::move(cand);
+            winner = &s;
             round_cost = a.cost;
             chosen[t] = a.strategy;
             have = true;
@@ -238,8 +410,12 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
         }
         alts.push_back(std::move(a));
       }
-      best = std::move(round_best);
-      best_cost = round_cost;
+      if (winner) {
+        apply_strategy(search, best, j, *winner, nullptr);
+        best.tidy();
+        if (best.cost.better_than(round_cost) || round_cost.better_than(best.cost))
+          throw std::logic_error("optimizer: strategy " + winner->name() + " costs differently when applied again");
+      }
       // Shown: the last pass, whose costs are in the context of the final
       // choices, unless every alternative there was invalid (the joins after
       // this one now rely on its placement); then the first pass.
@@ -253,8 +429,8 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
       a.chosen = chosen.count(t) && chosen[t] == a.strategy;
       out.alternatives.push_back(std::move(a));
     }
-  out.chosen = std::move(best);
-  out.cost = best_cost;
+  out.chosen = std::move(best.plan);
+  out.cost = best.cost;
   out.seconds = sw.seconds();
   return out;
 }

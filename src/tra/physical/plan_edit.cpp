@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
+#include <queue>
 #include <string>
 
 namespace tra::physical {
@@ -34,51 +36,107 @@ std::vector<std::vector<int>> consumers(const IaPlan& p) {
   return c;
 }
 
-void normalize(IaPlan& p) {
-  // The nodes some root needs.
-  std::vector<bool> needed(p.nodes.size(), false);
-  std::function<void(int)> mark = [&](int i) {
-    if (needed[static_cast<size_t>(i)]) return;
+std::vector<int> topological_order(const IaPlan& p, const std::vector<int>& rank) {
+  const size_t n = p.nodes.size();
+  // The nodes some root needs, with their distinct inputs copied into one
+  // array: the nodes are large, and reading each of them once is most of the
+  // work. Node inputs_of[k].first's inputs are input[inputs_of[k].second] up
+  // to input[inputs_of[k + 1].second - 1].
+  std::vector<bool> needed(n, false);
+  std::vector<int> input;
+  std::vector<std::pair<int, int>> inputs_of;
+  std::vector<int> todo(p.roots.begin(), p.roots.end());
+  while (!todo.empty()) {
+    const int i = todo.back();
+    todo.pop_back();
+    if (needed[static_cast<size_t>(i)]) continue;
     needed[static_cast<size_t>(i)] = true;
-    for (int j : p.nodes[static_cast<size_t>(i)].inputs) mark(j);
-  };
-  for (int r : p.roots) mark(r);
-  // Kahn's algorithm, smallest original index first: plans keep reading
-  // top-down in the order they were written.
-  std::vector<int> pending(p.nodes.size(), 0);
-  std::vector<std::vector<int>> users(p.nodes.size());
-  std::vector<int> ready;
-  for (size_t i = 0; i < p.nodes.size(); ++i) {
-    if (!needed[i]) continue;
-    std::vector<int> ins = p.nodes[i].inputs;
-    std::sort(ins.begin(), ins.end());
-    ins.erase(std::unique(ins.begin(), ins.end()), ins.end());
-    pending[i] = static_cast<int>(ins.size());
-    for (int j : ins) users[static_cast<size_t>(j)].push_back(static_cast<int>(i));
-    if (ins.empty()) ready.push_back(static_cast<int>(i));
+    inputs_of.emplace_back(i, static_cast<int>(input.size()));
+    const auto& ins = p.nodes[static_cast<size_t>(i)].inputs;
+    for (size_t k = 0; k < ins.size(); ++k)
+      if (std::find(ins.begin(), ins.begin() + static_cast<long>(k), ins[k]) == ins.begin() + static_cast<long>(k)) {
+        input.push_back(ins[k]);  // a node that reads an input twice waits for it once
+        todo.push_back(ins[k]);
+      }
   }
-  std::vector<int> position(p.nodes.size(), -1);
+  inputs_of.emplace_back(-1, static_cast<int>(input.size()));
+  // The users of each node, listed one after another (user[first_user[i]] ..
+  // user[first_user[i + 1] - 1]), and how many inputs each node waits for.
+  std::vector<int> pending(n, 0), first_user(n + 1, 0);
+  for (size_t k = 0; k + 1 < inputs_of.size(); ++k) {
+    const auto [i, from] = inputs_of[k];
+    pending[static_cast<size_t>(i)] = inputs_of[k + 1].second - from;
+    for (int x = from; x < inputs_of[k + 1].second; ++x) ++first_user[static_cast<size_t>(input[static_cast<size_t>(x)]) + 1];
+  }
+  for (size_t i = 0; i < n; ++i) first_user[i + 1] += first_user[i];
+  std::vector<int> user(static_cast<size_t>(first_user[n]));
+  std::vector<int> filled(first_user.begin(), first_user.end() - 1);
+  for (size_t k = 0; k + 1 < inputs_of.size(); ++k) {
+    const auto [i, from] = inputs_of[k];
+    for (int x = from; x < inputs_of[k + 1].second; ++x) user[static_cast<size_t>(filled[static_cast<size_t>(input[static_cast<size_t>(x)])]++)] = i;
+  }
+  // Kahn's algorithm, the ready node of smallest rank first. The nodes are
+  // taken in rank order; one whose inputs are not all placed yet is passed
+  // over, and placed as soon as they are (before any node not yet taken, as
+  // they all rank higher). Plans are mostly in rank order already, so few
+  // nodes wait, and the heap of those that do stays small.
+  std::vector<std::pair<int, int>> by_rank;  // (rank, node)
+  by_rank.reserve(inputs_of.size());
+  for (size_t i = 0; i < n; ++i)
+    if (needed[i]) by_rank.emplace_back(rank.empty() ? static_cast<int>(i) : rank[i], static_cast<int>(i));
+  if (!rank.empty()) std::sort(by_rank.begin(), by_rank.end());
+  std::vector<bool> passed(n, false);
+  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready_again;
   std::vector<int> order;
-  while (!ready.empty()) {
-    auto it = std::min_element(ready.begin(), ready.end());
-    const int i = *it;
-    ready.erase(it);
-    position[static_cast<size_t>(i)] = static_cast<int>(order.size());
+  order.reserve(by_rank.size());
+  size_t next = 0;
+  while (!ready_again.empty() || next < by_rank.size()) {
+    int i;
+    if (!ready_again.empty()) {
+      i = ready_again.top().second;
+      ready_again.pop();
+    } else {
+      i = by_rank[next++].second;
+      if (pending[static_cast<size_t>(i)] > 0) {
+        passed[static_cast<size_t>(i)] = true;
+        continue;
+      }
+    }
     order.push_back(i);
-    for (int u : users[static_cast<size_t>(i)])
-      if (--pending[static_cast<size_t>(u)] == 0) ready.push_back(u);
+    for (int k = first_user[static_cast<size_t>(i)]; k < first_user[static_cast<size_t>(i) + 1]; ++k) {
+      const int u = user[static_cast<size_t>(k)];
+      if (--pending[static_cast<size_t>(u)] == 0 && passed[static_cast<size_t>(u)])
+        ready_again.emplace(rank.empty() ? u : rank[static_cast<size_t>(u)], u);
+    }
   }
-  std::vector<IaNode> nodes;
-  nodes.reserve(order.size());
-  for (int i : order) {
-    IaNode n = std::move(p.nodes[static_cast<size_t>(i)]);
-    for (int& j : n.inputs) j = position[static_cast<size_t>(j)];
-    nodes.push_back(std::move(n));
+  return order;
+}
+
+std::vector<int> reorder(IaPlan& p, const std::vector<int>& order) {
+  std::vector<int> position(p.nodes.size(), -1);
+  for (size_t k = 0; k < order.size(); ++k) position[static_cast<size_t>(order[k])] = static_cast<int>(k);
+  // A rewrite appends its nodes, so a long prefix of the plan usually stays
+  // where it is (and its inputs, all in the prefix, keep their numbers); only
+  // the nodes from the first one that moves are moved.
+  size_t same = 0;
+  while (same < order.size() && order[same] == static_cast<int>(same)) ++same;
+  std::vector<IaNode> tail;
+  tail.reserve(order.size() - same);
+  for (size_t k = same; k < order.size(); ++k) {
+    IaNode& x = p.nodes[static_cast<size_t>(order[k])];
+    for (int& j : x.inputs) j = position[static_cast<size_t>(j)];
+    tail.push_back(std::move(x));
   }
-  p.nodes = std::move(nodes);
+  p.nodes.erase(p.nodes.begin() + static_cast<long>(same), p.nodes.end());
+  std::move(tail.begin(), tail.end(), std::back_inserter(p.nodes));
   for (int& r : p.roots) r = position[static_cast<size_t>(r)];
   for (int& t : p.tra_to_ia) t = t < 0 ? -1 : position[static_cast<size_t>(t)];
+  return position;
 }
+
+// Smallest original index first: plans keep reading top-down in the order
+// they were written.
+std::vector<int> normalize(IaPlan& p) { return reorder(p, topological_order(p)); }
 
 IaNode make_bcast(int in) {
   IaNode b;

@@ -13,8 +13,15 @@ int add_node(IaPlan& p, IaNode n);
 void redirect(IaPlan& p, int from, int to);
 // The consumers of every node.
 std::vector<std::vector<int>> consumers(const IaPlan& p);
-// Dead-node removal and a topological order; indices change.
-void normalize(IaPlan& p);
+// The nodes some root needs, inputs before their consumers; among the nodes
+// ready, the one of smallest rank comes first (rank[i]; without ranks, i).
+std::vector<int> topological_order(const IaPlan& p, const std::vector<int>& rank = {});
+// Keeps the nodes in `order` only, in that order (a topological order of the
+// nodes the roots need); returns where each node went (-1: removed).
+std::vector<int> reorder(IaPlan& p, const std::vector<int>& order);
+// Dead-node removal and a topological order (topological_order() without
+// ranks); indices change. Returns where each node went (-1: removed).
+std::vector<int> normalize(IaPlan& p);
 
 IaNode make_bcast(int in);
 IaNode make_shuffle(int in, std::vector<int> dims, Shape site_grid = {});

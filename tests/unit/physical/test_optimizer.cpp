@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <list>
 #include <string>
 
 #include "tra/io/deck/deck_reader.hpp"
@@ -22,7 +23,10 @@ namespace {
 
 // Table-1 plan of a deck, keeping only the statement outputs named.
 IaPlan table_one(const std::string& deck, int s, const std::vector<std::string>& keep) {
-  const auto wf = tra::io::parse_deck(deck, "deck.yaml", "");
+  // The plan's Scan nodes point at the deck's tensor declarations: the decks
+  // live as long as the test program.
+  static std::list<tra::io::Workflow> decks;
+  const auto& wf = decks.emplace_back(tra::io::parse_deck(deck, "deck.yaml", ""));
   const auto low = tra::logical::lower(wf, s);
   IaPlan p = tra::physical::compile(low.plan, s);
   p.roots.clear();
