@@ -11,9 +11,9 @@ Plan plan_brute_force(const Graph& g, Index p) {
   const SearchSpace s(g, p);
   const size_t n = g.vertices.size();
   std::vector<size_t> pick(n, 0), best_pick(n, 0);
-  double best = std::numeric_limits<double>::infinity();
+  Cost best = Cost::infinite();
   for (;;) {
-    double total = 0;
+    Cost total;
     for (size_t v = 0; v < n; ++v) {
       const Candidates& c = s.vertex[v];
       const size_t j = pick[v];
@@ -22,8 +22,8 @@ Plan plan_brute_force(const Graph& g, Index p) {
       for (size_t k = 0; k < inputs.size(); ++k) {
         const size_t to = static_cast<size_t>(c.in_of[k][j]);
         const int u = inputs[k].producer;
-        if (u >= 0) total += c.repart[k][static_cast<size_t>(s.vertex[static_cast<size_t>(u)].out_of[pick[static_cast<size_t>(u)]])][to];
-        else if (!c.repart[k].empty()) total += c.repart[k][0][to];
+        if (u >= 0) total += Cost::moving(c.repart[k][static_cast<size_t>(s.vertex[static_cast<size_t>(u)].out_of[pick[static_cast<size_t>(u)]])][to]);
+        else if (!c.repart[k].empty()) total += Cost::moving(c.repart[k][0][to]);
       }
     }
     if (total < best) {

@@ -1,5 +1,4 @@
 // EinDecomp §8.4: a general DAG optimised one longest path at a time.
-#include <limits>
 #include <set>
 
 #include "tra/decomp/planner.hpp"
@@ -7,8 +6,6 @@
 
 namespace tra::decomp {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The longest chain producer → consumer of vertices not labelled yet (counted
 // in vertices), the first one found in deck order among equals.
@@ -44,39 +41,39 @@ Plan plan_linearised(const Graph& g, Index p) {
   while (left > 0) {
     const std::vector<size_t> path = longest_path(g, labelled);
     // M[i][o]: the lowest cost of the path up to its i-th vertex with output grid o.
-    std::vector<std::vector<double>> M(path.size());
+    std::vector<std::vector<Cost>> M(path.size());
     std::vector<std::vector<int>> best(path.size());  // [i][o] -> candidate
     std::vector<std::vector<int>> from(path.size());  // [i][candidate] -> output grid of path[i-1] used
     for (size_t i = 0; i < path.size(); ++i) {
       const size_t v = path[i];
       const Vertex& vx = g.vertices[v];
       const Candidates& c = s.vertex[v];
-      M[i].assign(c.outs.size(), kInf);
+      M[i].assign(c.outs.size(), Cost::infinite());
       best[i].assign(c.outs.size(), -1);
       from[i].assign(c.d.size(), -1);
       std::set<int> labelled_consumers;
       for (int w : vx.consumers)
         if (labelled[static_cast<size_t>(w)]) labelled_consumers.insert(w);
       for (size_t j = 0; j < c.d.size(); ++j) {
-        double x = c.local[j];
+        Cost x = c.local[j];
         for (size_t k = 0; k < vx.inputs.size(); ++k) {
           const int u = vx.inputs[k].producer;
           const size_t to = static_cast<size_t>(c.in_of[k][j]);
           if (i > 0 && u == static_cast<int>(path[i - 1])) continue;  // below, with the path's DP
           if (u >= 0 && labelled[static_cast<size_t>(u)]) {
             const size_t o = static_cast<size_t>(s.vertex[static_cast<size_t>(u)].out_of[static_cast<size_t>(chosen[static_cast<size_t>(u)])]);
-            x += c.repart[k][o][to];
+            x += Cost::moving(c.repart[k][o][to]);
           } else if (u < 0 && !c.repart[k].empty()) {
-            x += c.repart[k][0][to];  // boundary on a fixed grid
+            x += Cost::moving(c.repart[k][0][to]);  // boundary on a fixed grid
           }  // an unlabelled producer off the path: ignored (§8.4)
         }
         if (i > 0) {
           const size_t u = path[i - 1];
-          double least = kInf;
+          Cost least = Cost::infinite();
           for (size_t o = 0; o < M[i - 1].size(); ++o) {
-            double y = M[i - 1][o];
+            Cost y = M[i - 1][o];
             for (size_t k = 0; k < vx.inputs.size(); ++k)
-              if (vx.inputs[k].producer == static_cast<int>(u)) y += c.repart[k][o][static_cast<size_t>(c.in_of[k][j])];
+              if (vx.inputs[k].producer == static_cast<int>(u)) y += Cost::moving(c.repart[k][o][static_cast<size_t>(c.in_of[k][j])]);
             if (y < least) {
               least = y;
               from[i][j] = static_cast<int>(o);
@@ -91,7 +88,7 @@ Plan plan_linearised(const Graph& g, Index p) {
           const size_t wj = static_cast<size_t>(chosen[static_cast<size_t>(w)]);
           for (size_t k = 0; k < wx.inputs.size(); ++k)
             if (wx.inputs[k].producer == static_cast<int>(v))
-              x += wc.repart[k][static_cast<size_t>(c.out_of[j])][static_cast<size_t>(wc.in_of[k][wj])];
+              x += Cost::moving(wc.repart[k][static_cast<size_t>(c.out_of[j])][static_cast<size_t>(wc.in_of[k][wj])]);
         }
         const size_t o = static_cast<size_t>(c.out_of[j]);
         if (x < M[i][o]) {

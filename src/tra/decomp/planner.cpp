@@ -1,13 +1,9 @@
 #include "tra/decomp/planner.hpp"
 
-#include <limits>
-
 #include "tra/decomp/search_space.hpp"
 
 namespace tra::decomp {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Vertices whose output two or more operands read: the DP of §8.3 cannot
 // describe them by one table (§8.4), so their output grid is fixed up front.
@@ -29,30 +25,30 @@ class TreeDp {
     from_.resize(n);
   }
 
-  // The lowest total cost with the shared vertices on the given output grids.
-  double run(const std::vector<int>& fixed) {
+  // The lowest cost with the shared vertices on the given output grids.
+  Cost run(const std::vector<int>& fixed) {
     const Graph& g = s_.graph;
     for (size_t v = 0; v < g.vertices.size(); ++v) {
       const Vertex& vx = g.vertices[v];
       const Candidates& c = s_.vertex[v];
       // in_cost[k][grid]: the cheapest way to have input k on that grid.
-      std::vector<std::vector<double>> in_cost(vx.inputs.size());
+      std::vector<std::vector<Cost>> in_cost(vx.inputs.size());
       from_[v].assign(vx.inputs.size(), {});
       for (size_t k = 0; k < vx.inputs.size(); ++k) {
         const int u = vx.inputs[k].producer;
         const size_t grids = c.ins[k].size();
-        in_cost[k].assign(grids, 0.0);
+        in_cost[k].assign(grids, Cost{});
         from_[v][k].assign(grids, 0);
         for (size_t to = 0; to < grids; ++to) {
           if (u >= 0 && shared_[static_cast<size_t>(u)]) {
             const int o = fixed[static_cast<size_t>(u)];
-            in_cost[k][to] = c.repart[k][static_cast<size_t>(o)][to];
+            in_cost[k][to] = Cost::moving(c.repart[k][static_cast<size_t>(o)][to]);
             from_[v][k][to] = o;
           } else if (u >= 0) {
-            double least = kInf;
+            Cost least = Cost::infinite();
             const auto& Mu = M_[static_cast<size_t>(u)];
             for (size_t o = 0; o < Mu.size(); ++o) {
-              const double x = Mu[o] + c.repart[k][o][to];
+              const Cost x = Mu[o] + Cost::moving(c.repart[k][o][to]);
               if (x < least) {
                 least = x;
                 from_[v][k][to] = static_cast<int>(o);
@@ -60,16 +56,16 @@ class TreeDp {
             }
             in_cost[k][to] = least;
           } else if (!c.repart[k].empty()) {
-            in_cost[k][to] = c.repart[k][0][to];  // boundary on a fixed grid
+            in_cost[k][to] = Cost::moving(c.repart[k][0][to]);  // boundary on a fixed grid
           }
         }
       }
-      M_[v].assign(c.outs.size(), kInf);
+      M_[v].assign(c.outs.size(), Cost::infinite());
       best_[v].assign(c.outs.size(), -1);
       for (size_t i = 0; i < c.d.size(); ++i) {
         const int o = c.out_of[i];
         if (fixed[v] >= 0 && o != fixed[v]) continue;
-        double x = c.local[i];
+        Cost x = c.local[i];
         for (size_t k = 0; k < vx.inputs.size(); ++k) x += in_cost[k][static_cast<size_t>(c.in_of[k][i])];
         if (x < M_[v][static_cast<size_t>(o)]) {
           M_[v][static_cast<size_t>(o)] = x;
@@ -77,7 +73,7 @@ class TreeDp {
         }
       }
     }
-    double total = 0;
+    Cost total;
     for (size_t v = 0; v < g.vertices.size(); ++v) {
       if (shared_[v]) total += M_[v][static_cast<size_t>(fixed[v])];
       else if (g.vertices[v].consumers.empty()) total += M_[v][static_cast<size_t>(argmin(v))];
@@ -120,7 +116,7 @@ class TreeDp {
 
   const SearchSpace& s_;
   const std::vector<bool>& shared_;
-  std::vector<std::vector<double>> M_;                  // M[v][output grid]
+  std::vector<std::vector<Cost>> M_;                    // M[v][output grid]
   std::vector<std::vector<int>> best_;                  // candidate behind M[v][o]
   std::vector<std::vector<std::vector<int>>> from_;     // [v][input][grid] -> producer's output grid used
 };
@@ -142,10 +138,10 @@ Plan exact(const Graph& g, const SearchSpace& s, const std::vector<bool>& shared
       cut.push_back(v);
       fixed[v] = 0;
     }
-  double best = kInf;
+  Cost best = Cost::infinite();
   std::vector<Partitioning> d;
   for (;;) {
-    const double total = dp.run(fixed);
+    const Cost total = dp.run(fixed);
     if (total < best) {
       best = total;
       d = dp.labeling(fixed);

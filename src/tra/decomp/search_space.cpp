@@ -25,7 +25,8 @@ SearchSpace::SearchSpace(const Graph& g, Index p_) : graph(g), p(p_) {
     c.ins.resize(vx.inputs.size());
     c.in_of.resize(vx.inputs.size());
     for (const auto& d : c.d) {
-      c.local.push_back(cost_join(vx, d) + cost_agg(vx, d));
+      const double agg = cost_agg(vx, d);
+      c.local.push_back({cost_join(vx, d) + agg, agg});
       c.out_of.push_back(index_of(c.outs, vx.output_grid(d)));
       for (size_t k = 0; k < vx.inputs.size(); ++k) c.in_of[k].push_back(index_of(c.ins[k], vx.input_grid(d, k)));
     }

@@ -5,6 +5,7 @@
 // input, and the re-partitioning costs between a producer's output grids and
 // a consumer's input grids — computed once, so that the dynamic program only
 // adds and compares numbers.
+#include <limits>
 #include <vector>
 
 #include "tra/decomp/costs.hpp"
@@ -12,9 +13,26 @@
 
 namespace tra::decomp {
 
+// What the planners minimise: the §7 total, and among labelings of equal
+// total the one whose aggregations and re-partitionings move less. Those
+// floats move in any IA plan; the join's are an upper bound that placement
+// often avoids (an input read where its kernel calls run), so of two
+// labelings the paper's model cannot tell apart, this one moves less when run.
+// Totals are sums of whole float counts, exact in a double, so ties are exact.
+struct Cost {
+  double total = 0;
+  double moved = 0;  // the cost_agg and cost_repart part of total
+
+  static Cost infinite() { return {std::numeric_limits<double>::infinity(), 0}; }
+  static Cost moving(double floats) { return {floats, floats}; }
+  Cost operator+(const Cost& o) const { return {total + o.total, moved + o.moved}; }
+  Cost& operator+=(const Cost& o) { return *this = *this + o; }
+  bool operator<(const Cost& o) const { return total < o.total || (total == o.total && moved < o.moved); }
+};
+
 struct Candidates {
   std::vector<Partitioning> d;
-  std::vector<double> local;           // cost_join + cost_agg of each candidate
+  std::vector<Cost> local;             // cost_join + cost_agg of each candidate (moved: cost_agg)
   std::vector<Shape> outs;             // distinct output grids d[ℓZ; ℓXY]
   std::vector<int> out_of;             // candidate -> index in outs
   std::vector<std::vector<Shape>> ins; // per input: distinct grids d[ℓX; ℓXY]
