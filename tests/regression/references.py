@@ -37,10 +37,13 @@ def quickstart(out, inputs):
     return [(p, "/Y", np.maximum(x @ w, 0.0), dot_tol(x, w))]
 
 
-def matmul(out, inputs):
-    p = os.path.join(out, "matmul.h5")
-    a, b = read(p, "/A"), read(p, "/B")
-    return [(p, "/C", a @ b, dot_tol(a, b))]
+def matrix_product(deck):
+    """The reference of a deck that writes C = A B and its inputs /A, /B to <deck>.h5."""
+    def reference(out, inputs):
+        p = os.path.join(out, deck + ".h5")
+        a, b = read(p, "/A"), read(p, "/B")
+        return [(p, "/C", a @ b, dot_tol(a, b))]
+    return reference
 
 
 def chain(out, inputs):
@@ -94,24 +97,6 @@ def reductions(out, inputs):
         (p, "/rowmin", x.min(axis=1), np.zeros(1)),
         (p, "/total", np.array(x.sum()), np.array(2.0 * n * EPS * np.abs(x).sum())),
     ]
-
-
-def matmul_general(out, inputs):
-    p = os.path.join(out, "matmul_general.h5")
-    a, b = read(p, "/A"), read(p, "/B")
-    return [(p, "/C", a @ b, dot_tol(a, b))]
-
-
-def matmul_common_dim(out, inputs):
-    p = os.path.join(out, "matmul_common_dim.h5")
-    a, b = read(p, "/A"), read(p, "/B")
-    return [(p, "/C", a @ b, dot_tol(a, b))]
-
-
-def matmul_two_large(out, inputs):
-    p = os.path.join(out, "matmul_two_large.h5")
-    a, b = read(p, "/A"), read(p, "/B")
-    return [(p, "/C", a @ b, dot_tol(a, b))]
 
 
 def nearest_neighbour(p):
@@ -175,14 +160,14 @@ def ffnn(out, inputs):
 REFERENCES = {
     "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
-    "matmul.yaml": matmul,
+    "matmul.yaml": matrix_product("matmul"),
     "chain.yaml": chain,
     "sqdist_max.yaml": sqdist_max,
     "diag.yaml": diag,
     "hdf5_input.yaml": hdf5_input,
-    "matmul_general.yaml": matmul_general,
-    "matmul_common_dim.yaml": matmul_common_dim,
-    "matmul_two_large.yaml": matmul_two_large,
+    "matmul_general.yaml": matrix_product("matmul_general"),
+    "matmul_common_dim.yaml": matrix_product("matmul_common_dim"),
+    "matmul_two_large.yaml": matrix_product("matmul_two_large"),
     "nn_wide.yaml": nn_wide,
     "nn_large.yaml": nn_large,
     "chain_square.yaml": chain_square,
