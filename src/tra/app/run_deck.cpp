@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
@@ -78,7 +79,8 @@ std::string partitioning_text(const logical::Lowering& low) {
 
 // The optimizer's settings: the deck's, with the command line's on top.
 physical::OptimizerOptions optimizer_options(const io::Workflow& wf, const RunOptions& opt) {
-  const std::vector<std::string> known = physical::rule_and_strategy_names();
+  std::vector<std::string> known = physical::rule_and_strategy_names();
+  known.push_back(kBaselineLabelings);
   std::string list;
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
   auto check = [&](const std::string& name, const std::function<void(const std::string&)>& fail) {
@@ -140,17 +142,16 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
 
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s)");
   Stopwatch planning;
-  const logical::Lowering low = logical::lower(wf, c.size());
-  physical::IaPlan table1 = physical::compile(low.plan, c.size());
   const physical::OptimizerOptions optimizer = optimizer_options(wf, opt);
+  const PlannedDeck planned = plan_deck(wf, c.size(), optimizer);
+  const logical::Lowering& low = planned.lowering;
+  const physical::Optimized& optimized = planned.optimized;
+  const physical::IaPlan& ia = optimized.chosen;
 
   std::vector<PlannedOutput> outputs;
-  for (const auto& o : wf.outputs) {
-    const int tra_node = low.tensor_node.at(o.tensor);
-    const RelType& ty = low.plan.nodes[static_cast<size_t>(tra_node)].type;
-    if (!ty.standard() || low.plan.nodes[static_cast<size_t>(tra_node)].keys.size() != static_cast<size_t>(ty.tuples()))
-      throw UserError(o.loc, "'" + o.tensor + "' is a tensor relation (" + ty.str() + ") that is not a whole tensor in standard form; concat or rekey it before writing");
-    PlannedOutput p{&o, resolve_output(o.file, opt.output_dir), table1.tra_to_ia[static_cast<size_t>(tra_node)]};
+  for (size_t i = 0; i < wf.outputs.size(); ++i) {
+    const io::OutputDecl& o = wf.outputs[i];
+    PlannedOutput p{&o, resolve_output(o.file, opt.output_dir), planned.output_nodes[i]};
     io::hdf5::check_writable(p.path);
     for (const auto& q : outputs) {
       const std::string& a = q.decl->dataset;
@@ -162,19 +163,12 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     }
     outputs.push_back(p);
   }
-
-  // Only what is written out is needed; the optimizer drops the rest.
-  table1.roots.clear();
-  for (const auto& o : outputs) table1.roots.push_back(o.ia_node);
-  const physical::Optimized optimized = physical::optimize(table1, optimizer);
-  const physical::IaPlan& ia = optimized.chosen;
-  for (size_t i = 0; i < outputs.size(); ++i) outputs[i].ia_node = ia.roots[i];
   const double plan_seconds = planning.seconds();
 
   const std::string tra_text = low.plan.str();
   const std::string ia_text = ia.str();
   if (opt.explain != RunOptions::Explain::None) {
-    Log::info("== partitioning (one d per EinSum statement)\n" + partitioning_text(low));
+    Log::info("== partitioning (one d per EinSum statement)\n" + partitioning_text(low) + candidates_text(planned));
     Log::info("== TRA plan\n" + tra_text);
     Log::info("== machine rates: " + optimizer.rates.origin + "\n" + physical::explain(optimized));
   }

@@ -40,16 +40,16 @@ bool has(const Labels& ls, const Label& l) { return std::find(ls.begin(), ls.end
 
 class Lowerer {
  public:
-  Lowerer(const io::Workflow& wf, int nranks) : wf_(wf), nranks_(nranks) {
+  Lowerer(const io::Workflow& wf, int nranks, io::RunOptions::Partitioner partitioner) : wf_(wf), nranks_(nranks) {
     for (const auto& s : wf.graph) later_outputs_.insert(io::statement_output(s));
-    partitioner_.kind = wf.run.partitioner;
+    partitioner_.kind = partitioner;
     partitioner_.nranks = nranks;
     partitioner_.overdecomposition = wf.run.overdecomposition;
     // `default: rows` keeps its old meaning under the manual partitioner; manual
     // without `default` leaves unnamed statements whole.
     partitioner_.manual_rows = wf.run.default_given && wf.run.default_partitioning == io::RunOptions::DefaultPartitioning::Rows;
     auto& r = out_.decomposition;
-    r.partitioner = decomp::partitioner_name(wf.run.partitioner);
+    r.partitioner = decomp::partitioner_name(partitioner);
     r.nranks = nranks;
     r.overdecomposition = wf.run.overdecomposition;
     r.kernel_calls = decomp::kernel_calls_wanted(nranks, wf.run.overdecomposition);
@@ -191,7 +191,7 @@ class Lowerer {
       auto& d = planned_[g.vertices[v].name];
       for (size_t l = 0; l < g.vertices[v].labels.size(); ++l) d[g.vertices[v].labels[l]] = plan.d[v][l];
     }
-    const char* how = wf_.run.partitioner == io::RunOptions::Partitioner::EinDecomp ? decomp::method_name(plan.method) : decomp::method_name(decomp::Method::Rule);
+    const char* how = partitioner_.kind == io::RunOptions::Partitioner::EinDecomp ? decomp::method_name(plan.method) : decomp::method_name(decomp::Method::Rule);
     out_.decomposition.methods.push_back("from statement " + io::statement_output(wf_.graph[first]) + " on: " + how);
   }
 
@@ -426,6 +426,8 @@ class Lowerer {
 
 }  // namespace
 
-Lowering lower(const io::Workflow& wf, int nranks) { return Lowerer(wf, nranks).run(); }
+Lowering lower(const io::Workflow& wf, int nranks) { return Lowerer(wf, nranks, wf.run.partitioner).run(); }
+
+Lowering lower(const io::Workflow& wf, int nranks, io::RunOptions::Partitioner partitioner) { return Lowerer(wf, nranks, partitioner).run(); }
 
 }  // namespace tra::logical

@@ -43,6 +43,11 @@ struct Lowering {
   DecompositionReport decomposition;
 };
 
+// The plan keeps pointers into `wf` (its Scan nodes read the tensor
+// declarations): wf must outlive it.
 Lowering lower(const io::Workflow& wf, int nranks);
+// The same with another partitioner than the deck's (app/plan_deck.hpp tries
+// the baselines' labelings).
+Lowering lower(const io::Workflow& wf, int nranks, io::RunOptions::Partitioner partitioner);
 
 }  // namespace tra::logical

@@ -1,0 +1,103 @@
+#include "tra/app/plan_deck.hpp"
+
+#include <sstream>
+#include <variant>
+
+#include "tra/common/error.hpp"
+#include "tra/decomp/partitioners.hpp"
+#include "tra/physical/compile.hpp"
+
+namespace tra::app {
+namespace {
+
+using Partitioner = io::RunOptions::Partitioner;
+
+// The deck lowered with one partitioner's d's and optimized.
+struct Attempt {
+  logical::Lowering lowering;
+  physical::Optimized optimized;
+  std::vector<int> output_nodes;
+};
+
+Attempt plan_with(const io::Workflow& wf, int nranks, Partitioner partitioner, const physical::OptimizerOptions& options) {
+  Attempt a;
+  a.lowering = logical::lower(wf, nranks, partitioner);
+  physical::IaPlan table1 = physical::compile(a.lowering.plan, nranks);
+  // Only what is written out is needed; the optimizer drops the rest.
+  table1.roots.clear();
+  for (const auto& o : wf.outputs) {
+    const auto& node = a.lowering.plan.nodes[static_cast<size_t>(a.lowering.tensor_node.at(o.tensor))];
+    if (!node.type.standard() || node.keys.size() != static_cast<size_t>(node.type.tuples()))
+      throw UserError(o.loc, "'" + o.tensor + "' is a tensor relation (" + node.type.str() + ") that is not a whole tensor in standard form; concat or rekey it before writing");
+    table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(a.lowering.tensor_node.at(o.tensor))]);
+  }
+  a.optimized = physical::optimize(table1, options);
+  a.output_nodes = a.optimized.chosen.roots;
+  return a;
+}
+
+// EinSum statements whose d the partitioner picks (not set in the deck).
+std::size_t free_statements(const io::Workflow& wf) {
+  std::size_t n = 0;
+  for (const auto& s : wf.graph)
+    if (std::holds_alternative<einsum::EinSum>(s) && !wf.run.partitioning.count(io::statement_output(s))) ++n;
+  return n;
+}
+
+// Fewer floats moved, then a lower time estimate; ties keep the earlier.
+bool better(const physical::PlanCost& a, const physical::PlanCost& b) {
+  if (a.floats_moved != b.floats_moved) return a.floats_moved < b.floats_moved;
+  return a.seconds < b.seconds;
+}
+
+}  // namespace
+
+PlannedDeck plan_deck(const io::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
+  PlannedDeck out;
+  Attempt best = plan_with(wf, nranks, wf.run.partitioner, options);
+  const std::size_t free = free_statements(wf);
+  if (wf.run.partitioner != Partitioner::EinDecomp || free == 0) return {std::move(best.lowering), std::move(best.optimized), std::move(best.output_nodes), {}, ""};
+  if (options.disabled.count(kBaselineLabelings)) out.check_note = "not checked against the baselines' labelings (" + std::string(kBaselineLabelings) + " disabled)";
+  else if (free > kMaxCheckedStatements)
+    out.check_note = "not checked against the baselines' labelings (" + std::to_string(free) + " statements; the check runs up to " +
+                     std::to_string(kMaxCheckedStatements) + ")";
+  if (!out.check_note.empty()) return {std::move(best.lowering), std::move(best.optimized), std::move(best.output_nodes), {}, out.check_note};
+
+  out.candidates.push_back({"eindecomp", "", best.optimized.cost, true});
+  std::vector<std::map<std::string, std::map<std::string, Index>>> seen{best.lowering.d};
+  std::size_t chosen = 0;
+  for (Partitioner k : {Partitioner::ModelParallel, Partitioner::DataParallel, Partitioner::Sqrt}) {
+    Attempt a = plan_with(wf, nranks, k, options);
+    LabelingCandidate c{decomp::partitioner_name(k), "", a.optimized.cost, false};
+    for (std::size_t i = 0; i < seen.size(); ++i)
+      if (seen[i] == a.lowering.d) c.same_as = out.candidates[i].partitioner;
+    seen.push_back(a.lowering.d);
+    if (c.same_as.empty() && better(a.optimized.cost, best.optimized.cost)) {
+      out.candidates[chosen].chosen = false;
+      c.chosen = true;
+      chosen = out.candidates.size();
+      best = std::move(a);
+      best.lowering.decomposition.partitioner = "eindecomp, with " + c.partitioner + "'s d's (their IA plan is cheaper; see the check below)";
+    }
+    out.candidates.push_back(std::move(c));
+  }
+  out.lowering = std::move(best.lowering);
+  out.optimized = std::move(best.optimized);
+  out.output_nodes = std::move(best.output_nodes);
+  return out;
+}
+
+std::string candidates_text(const PlannedDeck& p) {
+  std::ostringstream os;
+  if (!p.check_note.empty()) os << "  " << p.check_note << "\n";
+  if (p.candidates.empty()) return os.str();
+  os << "  labelings checked by their optimized IA plans (fewest floats moved, then estimated time):\n";
+  for (const auto& c : p.candidates) {
+    os << "   " << (c.chosen ? "* " : "  ") << c.partitioner;
+    if (!c.same_as.empty()) os << std::string(c.partitioner.size() < 15 ? 15 - c.partitioner.size() : 0, ' ') << " the same d's as " << c.same_as << "\n";
+    else os << std::string(c.partitioner.size() < 15 ? 15 - c.partitioner.size() : 0, ' ') << " " << c.cost.str() << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace tra::app

@@ -1,0 +1,50 @@
+#pragma once
+// Deck → chosen IA plan: lowering (with the partitioner's d's), Table-1
+// compilation and plan search, for the outputs the deck writes.
+//
+// Under the eindecomp partitioner the labeling is checked against the IA plan.
+// EinDecomp's §7 cost is an upper bound: it charges every kernel call for its
+// inputs, while the optimizer places inputs where they are read (a weight read
+// whole on every rank moves nothing) and keeps large operands in place (CMM).
+// So the same graph is also lowered with the baselines' labelings
+// (model-parallel, data-parallel, sqrt) and each is optimized; the labeling
+// whose IA plan moves the fewest floats wins, then the lowest time estimate,
+// then EinDecomp's. On the square chain at 4 ranks EinDecomp's labeling moves
+// 37.7 M floats once optimized and model-parallel's none (docs/eindecomp.md).
+// The check costs one optimization per distinct labeling, so it is skipped
+// for graphs of more than kMaxCheckedStatements EinSum statements, and can be
+// switched off with `--disable baseline-labelings`.
+#include <string>
+#include <vector>
+
+#include "tra/io/deck/workflow.hpp"
+#include "tra/logical/lower.hpp"
+#include "tra/physical/optimizer.hpp"
+
+namespace tra::app {
+
+inline constexpr const char* kBaselineLabelings = "baseline-labelings";  // --disable name of the check
+inline constexpr std::size_t kMaxCheckedStatements = 64;
+
+// One labeling that was lowered and optimized.
+struct LabelingCandidate {
+  std::string partitioner;  // whose d's: eindecomp, model-parallel, data-parallel, sqrt
+  std::string same_as;      // not optimized: its d's are those of this earlier candidate
+  physical::PlanCost cost;  // of its optimized IA plan
+  bool chosen = false;
+};
+
+struct PlannedDeck {
+  logical::Lowering lowering;       // of the chosen labeling
+  physical::Optimized optimized;    // its IA plan
+  std::vector<int> output_nodes;    // wf.outputs[i] -> node of optimized.chosen
+  std::vector<LabelingCandidate> candidates;  // empty when no check was made
+  std::string check_note;           // why there was no check, when there was a reason to say
+};
+
+PlannedDeck plan_deck(const io::Workflow& wf, int nranks, const physical::OptimizerOptions& options);
+
+// The candidates as --explain shows them under the partitioning.
+std::string candidates_text(const PlannedDeck& p);
+
+}  // namespace tra::app
