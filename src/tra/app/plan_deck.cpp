@@ -12,28 +12,23 @@ namespace {
 
 using Partitioner = io::RunOptions::Partitioner;
 
-// The deck lowered with one partitioner's d's and optimized.
-struct Attempt {
-  logical::Lowering lowering;
-  physical::Optimized optimized;
-  std::vector<int> output_nodes;
-};
-
-Attempt plan_with(const io::Workflow& wf, int nranks, Partitioner partitioner, const physical::OptimizerOptions& options) {
-  Attempt a;
-  a.lowering = logical::lower(wf, nranks, partitioner);
-  physical::IaPlan table1 = physical::compile(a.lowering.plan, nranks);
+// The lowered deck optimized, for the outputs the deck writes.
+PlannedDeck optimized(logical::Lowering low, const io::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
+  physical::IaPlan table1 = physical::compile(low.plan, nranks);
   // Only what is written out is needed; the optimizer drops the rest.
   table1.roots.clear();
   for (const auto& o : wf.outputs) {
-    const auto& node = a.lowering.plan.nodes[static_cast<size_t>(a.lowering.tensor_node.at(o.tensor))];
+    const int tra_node = low.tensor_node.at(o.tensor);
+    const auto& node = low.plan.nodes[static_cast<size_t>(tra_node)];
     if (!node.type.standard() || node.keys.size() != static_cast<size_t>(node.type.tuples()))
       throw UserError(o.loc, "'" + o.tensor + "' is a tensor relation (" + node.type.str() + ") that is not a whole tensor in standard form; concat or rekey it before writing");
-    table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(a.lowering.tensor_node.at(o.tensor))]);
+    table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(tra_node)]);
   }
-  a.optimized = physical::optimize(table1, options);
-  a.output_nodes = a.optimized.chosen.roots;
-  return a;
+  PlannedDeck p;
+  p.optimized = physical::optimize(table1, options);
+  p.output_nodes = p.optimized.chosen.roots;
+  p.lowering = std::move(low);
+  return p;
 }
 
 // EinSum statements whose d the partitioner picks (not set in the deck).
@@ -82,39 +77,45 @@ bool better(const LabelingCandidate& a, const LabelingCandidate& b) { return a.f
 }  // namespace
 
 PlannedDeck plan_deck(const io::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
-  PlannedDeck out;
-  Attempt best = plan_with(wf, nranks, wf.run.partitioner, options);
+  PlannedDeck best = optimized(logical::lower(wf, nranks), wf, nranks, options);
   const std::size_t free = free_statements(wf);
-  if (wf.run.partitioner != Partitioner::EinDecomp || free == 0) return {std::move(best.lowering), std::move(best.optimized), std::move(best.output_nodes), {}, ""};
-  if (options.disabled.count(kBaselineLabelings)) out.check_note = "not checked against the baselines' labelings (" + std::string(kBaselineLabelings) + " disabled)";
-  else if (free > kMaxCheckedStatements)
-    out.check_note = "not checked against the baselines' labelings (" + std::to_string(free) + " statements; the check runs up to " +
-                     std::to_string(kMaxCheckedStatements) + ")";
-  if (!out.check_note.empty()) return {std::move(best.lowering), std::move(best.optimized), std::move(best.output_nodes), {}, out.check_note};
+  if (wf.run.partitioner != Partitioner::EinDecomp || free == 0) return best;
+  if (options.disabled.count(kBaselineLabelings)) {
+    best.check_note = "not checked against the baselines' labelings (" + std::string(kBaselineLabelings) + " disabled)";
+    return best;
+  }
+  if (free > kMaxCheckedStatements) {
+    best.check_note = "not checked against the baselines' labelings (" + std::to_string(free) + " statements; the check runs up to " +
+                      std::to_string(kMaxCheckedStatements) + ")";
+    return best;
+  }
 
-  out.candidates.push_back(candidate("eindecomp", best.optimized));
-  out.candidates.back().chosen = true;
-  std::vector<std::map<std::string, std::map<std::string, Index>>> seen{best.lowering.d};
+  std::vector<LabelingCandidate> candidates{candidate("eindecomp", best.optimized)};
+  candidates[0].chosen = true;
+  std::vector<std::map<std::string, std::map<std::string, Index>>> seen{best.lowering.d};  // per candidate
   std::size_t chosen = 0;
   for (Partitioner k : {Partitioner::ModelParallel, Partitioner::DataParallel, Partitioner::Sqrt}) {
-    Attempt a = plan_with(wf, nranks, k, options);
-    LabelingCandidate c = candidate(decomp::partitioner_name(k), a.optimized);
-    for (std::size_t i = 0; i < seen.size(); ++i)
-      if (seen[i] == a.lowering.d) c.same_as = out.candidates[i].partitioner;
-    seen.push_back(a.lowering.d);
-    if (c.same_as.empty() && better(c, out.candidates[chosen])) {
-      out.candidates[chosen].chosen = false;
-      c.chosen = true;
-      chosen = out.candidates.size();
-      best = std::move(a);
-      best.lowering.decomposition.partitioner = "eindecomp, with " + c.partitioner + "'s d's (their IA plan is cheaper; see the check below)";
+    logical::Lowering low = logical::lower(wf, nranks, k);
+    LabelingCandidate c;
+    c.partitioner = decomp::partitioner_name(k);
+    for (std::size_t i = 0; i < seen.size() && c.same_as.empty(); ++i)
+      if (seen[i] == low.d) c.same_as = candidates[i].partitioner;
+    seen.push_back(low.d);
+    if (c.same_as.empty()) {  // a labeling not tried yet: optimize it
+      PlannedDeck p = optimized(std::move(low), wf, nranks, options);
+      c = candidate(c.partitioner, p.optimized);
+      if (better(c, candidates[chosen])) {
+        candidates[chosen].chosen = false;
+        c.chosen = true;
+        chosen = candidates.size();
+        best = std::move(p);
+        best.lowering.decomposition.partitioner = "eindecomp, with " + c.partitioner + "'s d's (their IA plan is cheaper; see the check below)";
+      }
     }
-    out.candidates.push_back(std::move(c));
+    candidates.push_back(std::move(c));
   }
-  out.lowering = std::move(best.lowering);
-  out.optimized = std::move(best.optimized);
-  out.output_nodes = std::move(best.output_nodes);
-  return out;
+  best.candidates = std::move(candidates);
+  return best;
 }
 
 std::string candidates_text(const PlannedDeck& p) {
@@ -123,11 +124,9 @@ std::string candidates_text(const PlannedDeck& p) {
   if (p.candidates.empty()) return os.str();
   os << "  labelings checked by their optimized IA plans (fewest floats moved or read on more than one rank; ties keep the first):\n";
   for (const auto& c : p.candidates) {
-    os << "   " << (c.chosen ? "* " : "  ") << c.partitioner;
-    if (!c.same_as.empty()) os << std::string(c.partitioner.size() < 15 ? 15 - c.partitioner.size() : 0, ' ') << " the same d's as " << c.same_as << "\n";
-    else
-      os << std::string(c.partitioner.size() < 15 ? 15 - c.partitioner.size() : 0, ' ') << " " << c.floats() << " floats: " << c.cost.floats_moved << " moved + "
-         << c.replicated_reads << " read again; " << c.cost.str() << "\n";
+    os << "   " << (c.chosen ? "* " : "  ") << c.partitioner << std::string(c.partitioner.size() < 15 ? 15 - c.partitioner.size() : 0, ' ') << " ";
+    if (!c.same_as.empty()) os << "the same d's as " << c.same_as << "\n";
+    else os << c.floats() << " floats: " << c.cost.floats_moved << " moved + " << c.replicated_reads << " read again; " << c.cost.str() << "\n";
   }
   return os.str();
 }

@@ -17,7 +17,6 @@
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/io/hdf5/writer.hpp"
 #include "tra/logical/lower.hpp"
-#include "tra/physical/compile.hpp"
 #include "tra/physical/optimizer.hpp"
 
 namespace tra::app {

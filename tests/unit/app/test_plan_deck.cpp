@@ -77,6 +77,10 @@ TEST(PlanDeck, TiesKeepEinDecompsLabeling) {
   EXPECT_EQ(named(p, "sqrt").floats(), 3 * kMatrix);
   EXPECT_TRUE(p.candidates[0].chosen);
   EXPECT_EQ(p.lowering.decomposition.partitioner, "eindecomp");
+  // Model-parallel's d's are EinDecomp's here (every product split by
+  // columns): recognised before optimizing, not counted twice.
+  EXPECT_EQ(named(p, "model-parallel").same_as, "eindecomp");
+  EXPECT_EQ(named(p, "model-parallel").floats(), 0);
 }
 
 TEST(PlanDeck, NoCheckWhenDisabledPinnedOrAnotherPartitioner) {
