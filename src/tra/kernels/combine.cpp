@@ -29,4 +29,16 @@ Chunk map_elements(const einsum::ScalarProgram& f, const Chunk& in) {
   return out;
 }
 
+Chunk zip_elements(const einsum::ScalarProgram& f, const Chunk& x, const Chunk& y) {
+  TRA_ASSERT(x.shape == y.shape, "elementwise op on chunks " << shape_string(x.shape) << " and " << shape_string(y.shape));
+  Chunk out = Chunk::uninitialized(x.shape);
+  auto a = x.data;
+  auto b = y.data;
+  auto c = out.data;
+  Kokkos::parallel_for("tra::zip_elements", RangePolicy(0, x.size()), KOKKOS_LAMBDA(const Index i) {
+    c(i) = f.eval(a(i), b(i));
+  });
+  return out;
+}
+
 }  // namespace tra::kernels

@@ -11,5 +11,9 @@ void combine_into(einsum::AggOp op, Chunk& acc, const Chunk& x);
 Chunk clone(const Chunk& c);
 // Apply a one-input scalar program to every element.
 Chunk map_elements(const einsum::ScalarProgram& f, const Chunk& in);
+// Apply a two-input scalar program to aligned elements of two chunks of the
+// same shape: an elementwise ⊗ on chunks of any shape (R1-7's distributive form
+// runs it on the smaller chunks a selecting map leaves).
+Chunk zip_elements(const einsum::ScalarProgram& f, const Chunk& x, const Chunk& y);
 
 }  // namespace tra::kernels

@@ -25,6 +25,10 @@ class EinSumKernel {
   Shape z_shape() const { return shape_of(z_labels_); }
   double flops() const;  // per call
   bool uses_gemm() const { return gemm_; }
+  // Two inputs, both over the output's labels in the output's order, nothing
+  // aggregated: ⊗ applied to aligned elements, whatever the chunks' shape.
+  bool elementwise() const { return inputs_ == 2 && x_labels_ == z_labels_ && y_labels_ == z_labels_ && agg_labels_.empty(); }
+  const einsum::ScalarProgram& join_program() const { return join_; }  // ⊗
   std::string name() const;
 
  private:

@@ -170,6 +170,12 @@ class Compiler {
     j.call_flops = kernel->flops();
     j.gemm = kernel->uses_gemm();
     j.detail = kernel->name() + " " + n.statement;
+    if (kernel->elementwise()) {
+      const einsum::ScalarProgram op = kernel->join_program();
+      j.zip = [op](const Chunk& x, const Chunk& y) { return kernels::zip_elements(op, x, y); };
+      j.zip_flops = op.flops_per_eval();
+      j.zip_text = op.str();
+    }
     return add(std::move(j));
   }
 
@@ -189,6 +195,7 @@ class Compiler {
       case TraNode::ArrayKernel::Diag:
         m.array_map = [](const Chunk& c) { return kernels::diagonal(c); };
         m.array_text = "diag";
+        m.array_selects = true;
         break;
       case TraNode::ArrayKernel::Scalar: {
         const auto prog = n.scalar;

@@ -100,6 +100,13 @@ struct IaNode {
   double call_flops = 0;                   // LocalJoin, LocalMap: flops per kernel call; LocalAgg: per group
   bool gemm = false;                       // LocalJoin: the kernel is a GEMM (for the time estimate)
   KeyFn out_key;                           // LocalJoin: applied to the natural-join key (R1-7, strategies)
+  // LocalJoin whose projOp is an elementwise ⊗ (both inputs over the output's
+  // labels, nothing aggregated): the same ⊗ for aligned chunks of any shape,
+  // its flops per element and its text; empty otherwise. R1-7's distributive
+  // form runs it on the chunks a selecting map leaves.
+  logical::JoinFn zip;
+  double zip_flops = 0;
+  std::string zip_text;
   std::vector<int> group_by;               // LocalAgg
   logical::AggFn agg;                      // LocalAgg: aggOp (∘ a composed arrayMapFunc after R1-4)
   bool agg_decomposable = false;           // LocalAgg: ⊕ may run in two phases (R2-5)
@@ -111,6 +118,7 @@ struct IaNode {
   KeyFn key_map;
   ArrayFn array_map;  // empty: idOp
   std::string array_text;
+  bool array_selects = false;  // arrayMapFunc only picks elements (diag): it distributes over any elementwise ⊗ (R1-7)
   // LocalMap, one tuple to `arity` tuples (Tile, re-chunking, replication): not composable.
   ExpandFn expand;
   MapFn map;

@@ -29,6 +29,7 @@
 #include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/io/deck/workflow.hpp"
+#include "tra/kernels/blocks.hpp"
 #include "tra/logical/tra_ops.hpp"
 #include "tra/physical/infer.hpp"
 #include "tra/physical/plan_edit.hpp"
@@ -738,11 +739,58 @@ Case map_over_join(Rng& rng, bool one_to_one) {
 }
 
 TEST(IaRules, R1_7_MapIntoJoin) {
-  check_rule("R1-7", 71, [](Rng& rng) { return map_over_join(rng, true); });
+  check_rule("R1-7", 71, [](Rng& rng) { return map_over_join(rng, true); }, 1);
   Rng rng(72);
   Case c = map_over_join(rng, false);
   c.what = "a one-to-many map over a join";
-  expect_not_applicable("R1-7", c);
+  expect_not_applicable("R1-7", c, 0);
+  expect_not_applicable("R1-7", c, 1);
+}
+
+// λ(k, diag)(⋈(A, B)) for an elementwise ⊗ on square chunks over the same
+// keys: diag distributes over ⊗ (R1-7's second form). The ⊗ is the test's
+// own host loop; the engine's zip kernel is checked in
+// tests/unit/kernels/test_einsum_kernel.cpp.
+Case diag_over_elementwise_join(Rng& rng, bool selecting) {
+  IaPlan p;
+  const int arity = 2;  // a matrix in standard form, its chunks square
+  const Index b = draw(rng, 2, 3);
+  const Shape f = random_shape(rng, arity);
+  JoinInputs in;
+  in.a = random_scan(rng, p, arity, false, f, {b, b});
+  in.b = random_scan(rng, p, arity, false, f, {b, b});
+  in.ta = p.node(in.a).out_type;
+  in.tb = p.node(in.b).out_type;
+  for (int d = 0; d < arity; ++d) {
+    in.kl.push_back(d);
+    in.kr.push_back(d);
+  }
+  const int j = broadcast_join(rng, p, in);
+  p.node(j).zip = p.node(j).join;  // "l*r+l" is elementwise on chunks of equal shape
+  p.node(j).zip_flops = 2;
+  p.node(j).zip_text = "l*r+l";
+  const RelType jt = p.node(j).out_type;
+  const ArrayOp diag{[](const Chunk& c) { return tra::kernels::diagonal(c); }, "diag", 0, {b}};
+  const int m = map1(p, j, jt, random_key_map(rng, jt.key_arity()), selecting ? diag : random_array_op(rng, jt.chunk_shape, false));
+  p.node(m).array_selects = selecting;
+  int root = m;
+  if (coin(rng)) {
+    const RelType mt = p.node(m).out_type;
+    const std::vector<int> g = random_dims(rng, mt.key_arity(), 1);
+    root = aggregate(p, shuffle(p, m, g), mt, g, einsum::AggOp::Max);
+  }
+  return {with_roots(std::move(p), {root}), m, 0, "λ(diag)(⋈ elementwise)"};
+}
+
+TEST(IaRules, R1_7_DiagDistributesOverAnElementwiseJoin) {
+  check_rule("R1-7", 73, [](Rng& rng) { return diag_over_elementwise_join(rng, true); }, 0);
+  Rng rng(74);
+  Case c = diag_over_elementwise_join(rng, false);
+  c.what = "a map that computes, not selects, over an elementwise join";
+  expect_not_applicable("R1-7", c, 0);
+  c = map_over_join(rng, true);
+  c.what = "a join whose ⊗ is not elementwise";
+  expect_not_applicable("R1-7", c, 0);
 }
 
 // ---------------------------------------------------------------- R2: re-partitioning
@@ -1249,7 +1297,7 @@ TEST(IaJoinStrategies, AfterMapIntoJoin) {
     const int m = map1(c.plan, c.at, jt, random_key_map(rng, jt.key_arity(), false), random_array_op(rng, jt.chunk_shape));
     c.plan.roots = {m};
     physical::infer(c.plan);
-    ASSERT_TRUE(rule("R1-7").apply(c.plan, m, 0));
+    ASSERT_TRUE(rule("R1-7").apply(c.plan, m, 1));
     physical::normalize(c.plan);
     physical::infer(c.plan);
     c.at = the_join(c.plan);

@@ -276,3 +276,23 @@ TEST(TraCombine, CombineCloneAndMap) {
   const auto f = einsum::parse_scalar_function("2*x + 1", {"test", 1, 1});
   EXPECT_EQ(kernels::map_elements(f, x).to_host(), (std::vector<double>{9, 5, -5}));
 }
+
+// An elementwise ⊗ runs on chunks of any shape through zip_elements (R1-7's
+// distributive form): the diagonal of X ⊗ Y equals diag(X) ⊗ diag(Y).
+TEST(TraCombine, ZipElementsIsTheKernelsElementwiseOp) {
+  const std::map<std::string, tra::Index> e{{"i", 3}, {"j", 3}};
+  const kernels::EinSumKernel k(einsum::parse_einsum("Z[i,j] = X[i,j] * Y[i,j] - X[i,j]", {"test", 1, 1}), e);
+  ASSERT_TRUE(k.elementwise());
+  const Chunk x = Chunk::from_host({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const Chunk y = Chunk::from_host({3, 3}, {-1, 0, 2, 0.5, 3, 1, 2, 2, -2});
+  const Chunk whole = kernels::diagonal(k.apply(x, &y));
+  const Chunk zipped = kernels::zip_elements(k.join_program(), kernels::diagonal(x), kernels::diagonal(y));
+  EXPECT_EQ(zipped.shape, (Shape{3}));
+  EXPECT_EQ(zipped.to_host(), whole.to_host());
+  EXPECT_EQ(zipped.to_host(), (std::vector<double>{1 * -1 - 1, 5 * 3 - 5, 9 * -2 - 9}));
+  EXPECT_THROW(kernels::zip_elements(k.join_program(), x, kernels::diagonal(y)), tra::InternalError);
+  // Not elementwise: a label order that differs, a broadcast, an aggregation.
+  EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("Z[i,j] = X[i,j] + Y[j,i]", {"test", 1, 1}), e).elementwise());
+  EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("Z[i,j] = X[i,j] + Y[j]", {"test", 1, 1}), e).elementwise());
+  EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("Z[i] = sum_j X[i,j] * Y[i,j]", {"test", 1, 1}), e).elementwise());
+}

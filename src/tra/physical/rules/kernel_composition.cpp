@@ -20,6 +20,10 @@ KeyFn compose(const KeyFn& outer, const KeyFn& inner) {
   return KeyFn{[f, g](const Key& k) { return f(g(k)); }, outer.text + "∘" + inner.text};
 }
 
+// The map's arrayMapFunc only picks elements (idOp counts): it distributes
+// over any elementwise ⊗.
+bool selects(const IaNode& m) { return !m.array_map || m.array_selects; }
+
 ArrayFn compose(const ArrayFn& outer, const ArrayFn& inner) {
   if (!inner) return outer;
   if (!outer) return inner;
@@ -77,6 +81,7 @@ bool merge_maps(IaPlan& p, int at) {
   n.key_map = compose(n.key_map, inner.key_map);
   n.array_map = compose(n.array_map, inner.array_map);
   n.array_text = compose_text(n.array_text, inner.array_text);
+  n.array_selects = selects(n) && selects(inner);
   n.call_flops += inner.call_flops;
   n.inputs = inner.inputs;
   n.detail = map_detail(n);
@@ -176,7 +181,10 @@ bool map_into_join(IaPlan& p, int at) {
   IaNode j = p.node(input(p, at));
   auto op = j.join;
   auto fn = m.array_map;
-  if (fn) j.join = [op, fn](const Chunk& x, const Chunk& y) { return fn(op(x, y)); };
+  if (fn) {
+    j.join = [op, fn](const Chunk& x, const Chunk& y) { return fn(op(x, y)); };
+    j.zip = nullptr;  // no longer ⊗ alone
+  }
   j.out_key = compose(m.key_map, j.out_key);
   if (!j.base_keys_left.empty()) j.base_out_key = compose(m.key_map, j.base_out_key);
   j.call_flops += m.call_flops;
@@ -186,6 +194,50 @@ bool map_into_join(IaPlan& p, int at) {
   const int nj = add_node(p, std::move(j));
   redirect(p, at, nj);
   return true;
+}
+
+// R1-7, distributive form: when a distributes over op, that is
+// a(op(x, y)) = op(a(x), a(y)), λ(k, a)(⋈(kl, kr, op)(Rl, Rr)) ≡
+// ⋈(kl, kr, op∘a)(Rl, Rr) with k applied to the joined keys. Here a picks
+// elements (diag) and op is elementwise, and a runs as λ(idOp, a) on each
+// input: op then runs only on the elements kept (for diag(X+Y), the
+// diagonals), and R2-3 can move the maps under a Bcast or Shuffle so that the
+// smaller chunks are what moves.
+bool distribute_map_into_join(IaPlan& p, int at) {
+  const IaNode m = p.node(at);
+  if (!m.is_map1() || !m.array_map || !m.array_selects || !is(p, input(p, at), Kind::LocalJoin)) return false;
+  IaNode j = p.node(input(p, at));
+  if (!j.zip) return false;
+  std::vector<int> mapped;
+  for (int side : j.inputs) {
+    IaNode a;
+    a.kind = Kind::LocalMap;
+    a.inputs = {side};
+    a.array_map = m.array_map;
+    a.array_text = m.array_text;
+    a.array_selects = true;
+    a.out_type = RelType{p.node(side).type.frontier, m.out_type.chunk_shape};
+    a.detail = map_detail(a);
+    mapped.push_back(add_node(p, std::move(a)));
+  }
+  j.inputs = mapped;
+  j.join = j.zip;
+  j.call_flops = j.zip_flops * static_cast<double>(volume(m.out_type.chunk_shape));
+  j.gemm = false;
+  j.out_key = compose(m.key_map, j.out_key);
+  if (!j.base_keys_left.empty()) j.base_out_key = compose(m.key_map, j.base_out_key);
+  j.out_type = m.out_type;
+  j.detail = "elementwise " + j.zip_text + " of " + m.array_text + "'d inputs" +
+             (m.key_map.identity() ? "" : ", keys " + m.key_map.text);
+  const int nj = add_node(p, std::move(j));
+  redirect(p, at, nj);
+  return true;
+}
+
+// R1-7's two forms: the distributive one first, where it holds (the kernel
+// then runs on fewer elements), then plain composition.
+bool r1_7(IaPlan& p, int at, int variant) {
+  return variant == 0 ? distribute_map_into_join(p, at) : map_into_join(p, at);
 }
 
 }  // namespace
@@ -198,7 +250,7 @@ const std::vector<Rule>& kernel_composition_rules() {
       {"R1-4", "compose a map that keeps keys into the aggregation before it", single(map_into_aggregation), 1, {IaNode::Kind::LocalMap}},
       {"R1-5", "filter on grouping keys before the aggregation", single(filter_before_aggregation), 1, {IaNode::Kind::LocalFilter}},
       {"R1-6", "push a filter on joined keys into both inputs of the join", single(filter_into_join), 1, {IaNode::Kind::LocalFilter}},
-      {"R1-7", "compose a one-to-one map into the join before it", single(map_into_join), 1, {IaNode::Kind::LocalMap}},
+      {"R1-7", "compose a one-to-one map into the join before it (or distribute it over the join's inputs)", r1_7, 2, {IaNode::Kind::LocalMap}},
   };
   return rules;
 }
