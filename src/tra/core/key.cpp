@@ -1,10 +1,13 @@
 #include "tra/core/key.hpp"
 
 #include <sstream>
+#include <stdexcept>
 
 #include "tra/common/error.hpp"
 
 namespace tra {
+
+void IndexVector::throw_range(size_type i) { throw std::out_of_range("IndexVector::at(" + std::to_string(i) + ")"); }
 
 Index volume(const Shape& shape) {
   Index n = 1;
@@ -28,7 +31,7 @@ Key delinearize(Index position, const Shape& frontier) {
   return key;
 }
 
-std::string to_string(const std::vector<Index>& v) {
+std::string to_string(const IndexVector& v) {
   std::ostringstream os;
   os << '<';
   for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];

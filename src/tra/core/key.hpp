@@ -1,5 +1,5 @@
 #pragma once
-// Keys and bounds: small integer vectors on the host.
+// Keys and bounds: small integer vectors on the host (index_vector.hpp).
 //
 // A Key identifies a tuple of a tensor relation (TRA paper §2.2); a Shape is a
 // bound vector b (§3) or a frontier f (§3.2). Both are row-major when linearized.
@@ -8,16 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "tra/core/index_vector.hpp"
+
 namespace tra {
 
-using Index = std::int64_t;
-using Key = std::vector<Index>;
-using Shape = std::vector<Index>;
+using Key = IndexVector;
+using Shape = IndexVector;
 
 Index volume(const Shape& shape);                      // product of the extents, 1 for <>
 Index linearize(const Key& key, const Shape& frontier);  // row-major position of key
 Key delinearize(Index position, const Shape& frontier);
-std::string to_string(const std::vector<Index>& v);     // "<0, 1>"
+std::string to_string(const IndexVector& v);            // "<0, 1>"
 std::string shape_string(const Shape& s);               // "[4, 4]"
 
 // Visit every key k with 0 <= k < frontier in row-major order.

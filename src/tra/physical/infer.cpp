@@ -1,7 +1,6 @@
 #include "tra/physical/infer.hpp"
 
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <unordered_map>
 
@@ -111,7 +110,10 @@ class Inference {
                             ? in(n).type.chunk_shape
                             : n.out_type.chunk_shape;
     n.type = RelType{bounding_frontier(n.dist, arity), chunk};
-    if (!n.dist.everywhere) {
+    // A filter or a shuffle of a relation whose keys are each on one site
+    // leaves them so.
+    const bool keeps_keys_apart = (n.kind == IaNode::Kind::LocalFilter || n.kind == IaNode::Kind::Shuffle) && !in(n).scattered;
+    if (!n.dist.everywhere && !keeps_keys_apart) {
       const std::vector<const Key*> keys = sorted_keys(n.dist);
       n.scattered = std::adjacent_find(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a == *b; }) != keys.end();
     }
@@ -176,17 +178,17 @@ class Inference {
       for (int p : right_rest) k.push_back(rk[static_cast<size_t>(p)]);
       return n.out_key(k);
     };
-    // Right keys by (site, join-key projection); everywhere tuples are on site -1.
-    std::map<int, std::unordered_map<Key, std::vector<const Key*>, KeyHash>> right;
-    for (const auto& [k, site] : r.dist.at) right[r.dist.everywhere ? kEverySite : site][project(k, n.keys_right)].push_back(&k);
+    // Right keys by (site, join-key projection); everywhere tuples are on
+    // site -1, which is slot 0.
+    std::vector<std::unordered_map<Key, std::vector<const Key*>, KeyHash>> right(static_cast<size_t>(s_) + 1);
+    for (const auto& [k, site] : r.dist.at) right[static_cast<size_t>((r.dist.everywhere ? kEverySite : site) + 1)][project(k, n.keys_right)].push_back(&k);
     n.dist.everywhere = l.dist.everywhere && r.dist.everywhere;
     for (const auto& [lk, lsite] : l.dist.at) {
       const Key joined = project(lk, n.keys_left);
       auto emit = [&](int rsite, int out_site) {
-        auto it = right.find(rsite);
-        if (it == right.end()) return;
-        auto m = it->second.find(joined);
-        if (m == it->second.end()) return;
+        const auto& at_site = right[static_cast<size_t>(rsite + 1)];
+        auto m = at_site.find(joined);
+        if (m == at_site.end()) return;
         for (const Key* rk : m->second) n.dist.at.emplace_back(out_key(lk, *rk), out_site);
       };
       if (l.dist.everywhere && r.dist.everywhere) emit(kEverySite, kEverySite);
@@ -195,8 +197,29 @@ class Inference {
       else if (r.dist.everywhere) emit(kEverySite, lsite);
       else emit(lsite, lsite);
     }
-    // Every pair of matching keys must meet exactly once: the output keys are
-    // those of the matching pairs of distinct keys, each as often.
+    // Every pair of matching keys must meet exactly once.
+    if (!l.scattered && !r.scattered) {
+      // Each key of either input is held once (or once everywhere), so no
+      // pair met twice: they all met if as many met as match.
+      std::unordered_map<Key, Index, KeyHash> right_count;
+      for (const auto& [k, site] : r.dist.at) ++right_count[project(k, n.keys_right)];
+      Index matching = 0;
+      for (const auto& [k, site] : l.dist.at) {
+        auto m = right_count.find(project(k, n.keys_left));
+        if (m != right_count.end()) matching += m->second;
+      }
+      if (matching != n.dist.tuples()) n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
+    } else if (!joined_exactly_once(n, l, r, out_key)) {
+      n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
+    }
+    n.flops = n.call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s_ : 1);
+    n.site_flops = n.call_flops * static_cast<double>(max_of(per_site(n.dist, s_)));
+  }
+
+  // The output keys are those of the matching pairs of distinct keys, each as
+  // often (the general check, for inputs that hold a key more than once).
+  template <class OutKey>
+  static bool joined_exactly_once(const IaNode& n, const IaNode& l, const IaNode& r, const OutKey& out_key) {
     std::vector<Key> expected;
     {
       std::unordered_map<Key, std::vector<const Key*>, KeyHash> rby;
@@ -209,10 +232,7 @@ class Inference {
     }
     std::sort(expected.begin(), expected.end());
     const std::vector<const Key*> produced = sorted_keys(n.dist);
-    if (!std::equal(expected.begin(), expected.end(), produced.begin(), produced.end(), [](const Key& e, const Key* k) { return e == *k; }))
-      n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
-    n.flops = n.call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s_ : 1);
-    n.site_flops = n.call_flops * static_cast<double>(max_of(per_site(n.dist, s_)));
+    return std::equal(expected.begin(), expected.end(), produced.begin(), produced.end(), [](const Key& e, const Key* k) { return e == *k; });
   }
 
   void aggregate(IaNode& n) {
