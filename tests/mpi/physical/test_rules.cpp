@@ -722,6 +722,15 @@ TEST(IaRules, R1_6_FilterIntoJoin) {
 }
 
 // λ(k, a)(⋈(...)), optionally aggregated afterwards.
+// Node m, or, half the time, a max over some of its key dimensions after
+// shuffling on them (so that a rule's rewrite must also serve a consumer).
+int maybe_aggregated(Rng& rng, IaPlan& p, int m) {
+  if (!coin(rng)) return m;
+  const RelType mt = p.node(m).out_type;
+  const std::vector<int> g = random_dims(rng, mt.key_arity(), 1);
+  return aggregate(p, shuffle(p, m, g), mt, g, einsum::AggOp::Max);
+}
+
 Case map_over_join(Rng& rng, bool one_to_one) {
   IaPlan p;
   const JoinInputs in = random_join_inputs(rng, p, false);
@@ -729,12 +738,7 @@ Case map_over_join(Rng& rng, bool one_to_one) {
   const RelType jt = p.node(j).out_type;
   const int m = one_to_one ? map1(p, j, jt, random_key_map(rng, jt.key_arity()), random_array_op(rng, jt.chunk_shape))
                            : duplicate(p, j, jt);
-  int root = m;
-  if (coin(rng)) {
-    const RelType mt = p.node(m).out_type;
-    const std::vector<int> g = random_dims(rng, mt.key_arity(), 1);
-    root = aggregate(p, shuffle(p, m, g), mt, g, einsum::AggOp::Max);
-  }
+  const int root = maybe_aggregated(rng, p, m);
   return {with_roots(std::move(p), {root}), m, 0, "λ(⋈)"};
 }
 
@@ -773,12 +777,7 @@ Case diag_over_elementwise_join(Rng& rng, bool selecting) {
   const ArrayOp diag{[](const Chunk& c) { return tra::kernels::diagonal(c); }, "diag", 0, {b}};
   const int m = map1(p, j, jt, random_key_map(rng, jt.key_arity()), selecting ? diag : random_array_op(rng, jt.chunk_shape, false));
   p.node(m).array_selects = selecting;
-  int root = m;
-  if (coin(rng)) {
-    const RelType mt = p.node(m).out_type;
-    const std::vector<int> g = random_dims(rng, mt.key_arity(), 1);
-    root = aggregate(p, shuffle(p, m, g), mt, g, einsum::AggOp::Max);
-  }
+  const int root = maybe_aggregated(rng, p, m);
   return {with_roots(std::move(p), {root}), m, 0, "λ(diag)(⋈ elementwise)"};
 }
 
