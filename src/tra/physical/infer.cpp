@@ -198,6 +198,7 @@ class Inference {
       else emit(lsite, lsite);
     }
     // Every pair of matching keys must meet exactly once.
+    bool co_located;
     if (!l.scattered && !r.scattered) {
       // Each key of either input is held once (or once everywhere), so no
       // pair met twice: they all met if as many met as match.
@@ -208,10 +209,11 @@ class Inference {
         auto m = right_count.find(project(k, n.keys_left));
         if (m != right_count.end()) matching += m->second;
       }
-      if (matching != n.dist.tuples()) n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
-    } else if (!joined_exactly_once(n, l, r, out_key)) {
-      n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
+      co_located = matching == n.dist.tuples();
+    } else {
+      co_located = joined_exactly_once(n, l, r, out_key);
     }
+    if (!co_located) n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
     n.flops = n.call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s_ : 1);
     n.site_flops = n.call_flops * static_cast<double>(max_of(per_site(n.dist, s_)));
   }

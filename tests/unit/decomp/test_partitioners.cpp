@@ -2,6 +2,9 @@
 // choose them, and lowering with their d's and cost terms.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "tra/decomp/partitioners.hpp"
 #include "tra/decomp/viable.hpp"
 #include "tra/io/deck/deck_reader.hpp"
@@ -90,21 +93,21 @@ TEST(Partitioners, DeckKeys) {
 }
 
 TEST(Partitioners, BadDeckKeysAreLocated) {
-  // Line 6 is the first line under run:.
-  std::string msg = error_of(kMatmul + "run:\n  partitioner: rows\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:7:16: unknown partitioner 'rows'; expected eindecomp, sqrt")) << msg;
-  msg = error_of(kMatmul + "run:\n  overdecomposition: 3\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:7:22: overdecomposition is a power of two from 1 to 1024")) << msg;
-  msg = error_of(kMatmul + "run:\n  overdecomposition: 2048\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:7:22: overdecomposition is a power of two")) << msg;
-  msg = error_of(kMatmul + "run:\n  overdecomposition: 0\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:7:22: overdecomposition must be at least 1")) << msg;
-  msg = error_of(kMatmul + "run:\n  overdecomposition: two\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:7:22: overdecomposition must be an integer")) << msg;
-  msg = error_of(kMatmul + "run:\n  partitioning:\n    default: rows\n  partitioner: sqrt\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:8:14: 'default' applies to partitioner manual only")) << msg;
-  msg = error_of(kMatmul + "run:\n  partitioners: sqrt\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:7:3: unknown key 'partitioners' in run")) << msg;
+  // Line 6 is the first line under run:. Each case: the run: section, and
+  // how the message must begin.
+  const std::pair<const char*, const char*> cases[] = {
+      {"  partitioner: rows\n", "deck.yaml:7:16: unknown partitioner 'rows'; expected eindecomp, sqrt"},
+      {"  overdecomposition: 3\n", "deck.yaml:7:22: overdecomposition is a power of two from 1 to 1024"},
+      {"  overdecomposition: 2048\n", "deck.yaml:7:22: overdecomposition is a power of two"},
+      {"  overdecomposition: 0\n", "deck.yaml:7:22: overdecomposition must be at least 1"},
+      {"  overdecomposition: two\n", "deck.yaml:7:22: overdecomposition must be an integer"},
+      {"  partitioning:\n    default: rows\n  partitioner: sqrt\n", "deck.yaml:8:14: 'default' applies to partitioner manual only"},
+      {"  partitioners: sqrt\n", "deck.yaml:7:3: unknown key 'partitioners' in run"},
+  };
+  for (const auto& [run, expected] : cases) {
+    const std::string msg = error_of(kMatmul + "run:\n" + run);
+    EXPECT_TRUE(starts_with(msg, expected)) << msg;
+  }
 }
 
 TEST(Partitioners, LoweringUsesThePartitionersD) {

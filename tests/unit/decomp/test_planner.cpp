@@ -20,6 +20,9 @@ using namespace tra::decomp;
 
 namespace {
 
+// The EinSum graph of a deck given as text.
+Graph graph_of(const std::string& deck) { return build_graph(io::parse_deck(deck, "deck.yaml", "")); }
+
 enum class Kind { Chain, Tree, Dag };
 
 // A random deck of `n` EinSum statements over matrices and vectors whose
@@ -251,11 +254,9 @@ TEST(Planner, MatchesBruteForceOnDagsWithSharedIntermediates) { check_against_br
 TEST(Planner, ElementWiseChainKeepsOneGrid) {
   // R1 = relu(X), R2 = relu(R1) on 8x8 with p = 4: both on one grid, no
   // re-partitioning; each join moves 4 · 16 floats.
-  const io::Workflow wf = io::parse_deck(
+  const Graph g = graph_of(
       "tensors:\n  - {name: X, shape: [8, 8], source: ones}\n"
-      "graph:\n  - \"R1[a,b] = relu(X[a,b])\"\n  - \"R2[a,b] = relu(R1[a,b])\"\n",
-      "deck.yaml", "");
-  const Graph g = build_graph(wf);
+      "graph:\n  - \"R1[a,b] = relu(X[a,b])\"\n  - \"R2[a,b] = relu(R1[a,b])\"\n");
   const Plan plan = plan_eindecomp(g, 4);
   EXPECT_EQ(plan.method, Method::Tree);
   EXPECT_EQ(g.vertices[0].output_grid(plan.d[0]), g.vertices[1].input_grid(plan.d[1], 0));
@@ -267,11 +268,9 @@ TEST(Planner, EqualTotalsGoToTheLabelingThatAggregatesLess) {
   // Z = X · Y, 8x8, p = 2: splitting i, k or the summed j costs 2 · (32 + 64),
   // 2 · (64 + 32) and 2 · (32 + 32) + an aggregation of 64: 192 each. The
   // aggregation's floats move in any IA plan, so a row or column split wins.
-  const io::Workflow wf = io::parse_deck(
+  const Graph g = graph_of(
       "tensors:\n  - {name: X, shape: [8, 8], source: ones}\n  - {name: Y, shape: [8, 8], source: ones}\n"
-      "graph:\n  - \"Z[i,k] = sum_j X[i,j] * Y[j,k]\"\n",
-      "deck.yaml", "");
-  const Graph g = build_graph(wf);
+      "graph:\n  - \"Z[i,k] = sum_j X[i,j] * Y[j,k]\"\n");
   const Plan plan = plan_eindecomp(g, 2);
   EXPECT_DOUBLE_EQ(plan.total, 192.0);
   EXPECT_DOUBLE_EQ(plan.cost[0].agg, 0.0);
@@ -282,14 +281,12 @@ TEST(Planner, SecondMatmulOfFigure4PaysTheRepartitionOrAvoidsIt) {
   // Z1 = X · Y, Z2 = Z1 · W, all 8x8, p = 8. With Z2 pinned to [4, 1, 1, 4]
   // (it wants Z1 on grid [4, 1]), the best plan for Z1 costs no more than
   // producing [4, 1] directly, and the pinned one re-partitions nothing.
-  const io::Workflow wf = io::parse_deck(
+  const Graph g = graph_of(
       "tensors:\n"
       "  - {name: X, shape: [8, 8], source: ones}\n  - {name: Y, shape: [8, 8], source: ones}\n"
       "  - {name: W, shape: [8, 8], source: ones}\n"
       "graph:\n  - \"Z1[i,k] = sum_j X[i,j] * Y[j,k]\"\n  - \"Z2[i,k] = sum_j Z1[i,j] * W[j,k]\"\n"
-      "run:\n  partitioning:\n    Z2: {i: 4, j: 1, k: 4}\n",
-      "deck.yaml", "");
-  const Graph g = build_graph(wf);
+      "run:\n  partitioning:\n    Z2: {i: 4, j: 1, k: 4}\n");
   const Plan plan = plan_eindecomp(g, 8);
   expect_same_cost(plan.total, plan_brute_force(g, 8).total, "brute force");
   EXPECT_EQ(g.vertices[0].output_grid(plan.d[0]), (Shape{4, 1}));
