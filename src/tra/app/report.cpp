@@ -7,6 +7,30 @@
 
 namespace tra::app {
 
+namespace {
+
+// The operator's detail, cut to `width`, and for a join streamed into its
+// aggregation (exec/join_aggregate.hpp) which node ran the other's work.
+std::string run_detail(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, size_t i, size_t width) {
+  std::string d = shorten(plan.nodes[i].detail, width);
+  if (runs[i].streamed_into >= 0) return d + " (+ p" + std::to_string(runs[i].streamed_into) + " streamed)";
+  for (int j : plan.nodes[i].inputs)
+    if (runs[static_cast<size_t>(j)].streamed_into == static_cast<int>(i)) return d + " (in p" + std::to_string(j) + ")";
+  return d;
+}
+
+// Flops the operator's measured time covers: a streamed join's include its
+// aggregation's, which then has none of its own.
+double run_flops(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, size_t i) {
+  const auto& r = runs[i];
+  if (r.streamed_into >= 0) return plan.nodes[i].flops + plan.node(r.streamed_into).flops;
+  for (int j : plan.nodes[i].inputs)
+    if (runs[static_cast<size_t>(j)].streamed_into == static_cast<int>(i)) return 0;
+  return plan.nodes[i].flops;
+}
+
+}  // namespace
+
 std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double wall_seconds) {
   std::ostringstream os;
   char line[512];
@@ -22,9 +46,10 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
     predicted += n.predicted_floats;
     measured += r.floats_moved;
     flops += n.flops;
-    const std::string detail = shorten(n.detail, 60);
+    const std::string detail = run_detail(plan, runs, i, 60);
+    const double run_gflop = run_flops(plan, runs, i) / 1e9;
     char rate[32] = "";
-    if (n.flops > 0 && r.seconds > 0) std::snprintf(rate, sizeof rate, "%.2f", n.flops / r.seconds / 1e9);
+    if (run_gflop > 0 && r.seconds > 0) std::snprintf(rate, sizeof rate, "%.2f", run_gflop / r.seconds);
     std::snprintf(line, sizeof line, "p%-4zu %-6s %10.4f %14s %14s %10s  %s\n", i, n.name().c_str(), r.seconds,
                   moves ? std::to_string(n.predicted_floats).c_str() : "", moves ? std::to_string(r.floats_moved).c_str() : "", rate,
                   detail.c_str());
@@ -62,7 +87,7 @@ std::string format_analyze(const physical::IaPlan& plan, const physical::PlanCos
     const auto& r = runs[i];
     measured_seconds += r.seconds;
     measured_floats += r.floats_moved;
-    const std::string detail = shorten(n.detail, 50);
+    const std::string detail = run_detail(plan, runs, i, 50);
     std::snprintf(line, sizeof line, "p%-4zu %-6s %14s %14s %11.4f %11.4f  %s\n", i, n.name().c_str(),
                   n.moves() ? std::to_string(n.predicted_floats).c_str() : "", n.moves() ? std::to_string(r.floats_moved).c_str() : "",
                   predicted.node_seconds[i], r.seconds, detail.c_str());

@@ -3,6 +3,7 @@
 #include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/timer.hpp"
+#include "tra/exec/join_aggregate.hpp"
 #include "tra/io/generators.hpp"
 #include "tra/io/hdf5/reader.hpp"
 
@@ -11,7 +12,12 @@ namespace tra::exec {
 using physical::IaNode;
 
 Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep)
-    : plan_(plan), comm_(c), keep_(std::move(keep)), results_(plan.nodes.size()), stats_(plan.nodes.size()) {}
+    : plan_(plan), comm_(c), keep_(std::move(keep)), results_(plan.nodes.size()), stats_(plan.nodes.size()),
+      streamed_into_(physical::streamed_into(plan)) {
+  // A result the caller keeps is wanted whole: its join is not streamed.
+  for (int k : keep_)
+    if (plan_.node(k).kind == IaNode::Kind::LocalJoin) streamed_into_[static_cast<size_t>(k)] = -1;
+}
 
 const std::vector<Tuple>& Executor::result(int node) const { return results_.at(static_cast<size_t>(node)); }
 
@@ -27,7 +33,8 @@ std::vector<Tuple> Executor::scan(const IaNode& n) const {
   return out;
 }
 
-std::vector<Tuple> Executor::execute(const IaNode& n, Index& moved) {
+std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
+  const IaNode& n = plan_.nodes[at];
   auto in = [&](size_t k) -> const std::vector<Tuple>& { return results_[static_cast<size_t>(n.inputs.at(k))]; };
   switch (n.kind) {
     case IaNode::Kind::Scan:
@@ -54,12 +61,15 @@ std::vector<Tuple> Executor::execute(const IaNode& n, Index& moved) {
       return out;
     }
     case IaNode::Kind::LocalJoin: {
+      const int agg = streamed_into_[at];
+      if (agg >= 0) return join_aggregate(in(0), in(1), n, plan_.node(agg));
       std::vector<Tuple> out = logical::join(in(0), in(1), n.keys_left, n.keys_right, n.join);
       if (!n.out_key.identity())
         for (Tuple& t : out) t.key = n.out_key(t.key);
       return out;
     }
     case IaNode::Kind::LocalAgg:
+      if (stats_[static_cast<size_t>(n.inputs[0])].streamed_into >= 0) return std::move(results_[static_cast<size_t>(n.inputs[0])]);
       return logical::aggregate(in(0), n.group_by, n.agg);
     case IaNode::Kind::LocalFilter: {
       std::vector<Tuple> out;
@@ -96,10 +106,11 @@ void Executor::run(const std::function<void(int node)>& before_node) {
     if (before_node) before_node(static_cast<int>(i));
     Stopwatch sw;
     Index moved = 0;
-    results_[i] = execute(n, moved);
+    results_[i] = execute(i, moved);
     Kokkos::fence();
     const double local_seconds = sw.seconds();
     stats_[i].seconds = comm_.max(local_seconds);
+    stats_[i].streamed_into = streamed_into_[i];
     if (n.kind == IaNode::Kind::Bcast || n.kind == IaNode::Kind::Shuffle) stats_[i].floats_moved = comm_.sum(moved);
     for (int j : n.inputs)
       if (last_use[static_cast<size_t>(j)] == static_cast<int>(i) && !keep_.count(j)) results_[static_cast<size_t>(j)].clear();

@@ -3,6 +3,11 @@
 // inputs' local tuples into its own; Bcast and Shuffle are the only steps that
 // talk to other ranks. Per node the executor measures wall time and the floats
 // actually sent between ranks, to stand next to the plan's prediction.
+//
+// A LocalJoin that feeds only a LocalAgg folding element-wise runs as one step
+// with it (physical::streamed_into): the join's node holds the aggregated
+// tuples, which the LocalAgg then takes over, and the join's time includes
+// the fold.
 #include <functional>
 #include <set>
 #include <vector>
@@ -15,6 +20,7 @@ namespace tra::exec {
 struct NodeRun {
   double seconds = 0;   // slowest rank
   Index floats_moved = 0;  // all ranks together
+  int streamed_into = -1;  // a LocalJoin run as one step with this LocalAgg (its seconds include the fold)
 };
 
 class Executor {
@@ -29,13 +35,14 @@ class Executor {
 
  private:
   std::vector<Tuple> scan(const physical::IaNode& n) const;
-  std::vector<Tuple> execute(const physical::IaNode& n, Index& moved);
+  std::vector<Tuple> execute(size_t at, Index& moved);  // node `at` on this rank
 
   const physical::IaPlan& plan_;
   const comm::Communicator& comm_;
   std::set<int> keep_;
   std::vector<std::vector<Tuple>> results_;
   std::vector<NodeRun> stats_;
+  std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
 };
 
 }  // namespace tra::exec

@@ -136,12 +136,27 @@ Chunk EinSumKernel::apply_generic(const Chunk& x, const Chunk* y) const {
 }
 
 Chunk EinSumKernel::apply_gemm(const Chunk& x, const Chunk& y) const {
+  const Labels z_n = concat({&batch_, &rows_, &cols_});
+  Chunk zc = Chunk::uninitialized(shape_of(z_n));  // beta = 0: GEMM writes every element
+  gemm(x, y, zc, Scalar(0));
+  if (z_labels_ == z_n) return zc;
+  return permute(zc, permutation(z_n, z_labels_));
+}
+
+bool EinSumKernel::adds_into() const { return gemm_ && z_labels_ == concat({&batch_, &rows_, &cols_}); }
+
+void EinSumKernel::apply_add(const Chunk& x, const Chunk& y, Chunk& z) const {
+  TRA_ASSERT(adds_into(), "kernel " << name() << " cannot add into its output");
+  TRA_ASSERT(x.shape == x_shape() && y.shape == y_shape() && z.shape == z_shape(), "kernel apply_add: shapes do not match");
+  gemm(x, y, z, Scalar(1));
+}
+
+void EinSumKernel::gemm(const Chunk& x, const Chunk& y, Chunk& zc, Scalar beta) const {
   // Bring x to [batch, rows, contracted] (or [batch, contracted, rows], read
-  // transposed), y to [batch, contracted, cols] (or transposed), and compute z as
-  // [batch, rows, cols] with one GEMM per batch index.
+  // transposed), y to [batch, contracted, cols] (or transposed), and compute
+  // z as [batch, rows, cols] with one GEMM per batch index.
   const Labels x_n = concat({&batch_, &rows_, &contracted_}), x_t = concat({&batch_, &contracted_, &rows_});
   const Labels y_n = concat({&batch_, &contracted_, &cols_}), y_t = concat({&batch_, &cols_, &contracted_});
-  const Labels z_n = concat({&batch_, &rows_, &cols_});
 
   Chunk xa = x, ya = y;
   const char* ta = "N";
@@ -157,16 +172,12 @@ Chunk EinSumKernel::apply_gemm(const Chunk& x, const Chunk& y) const {
     return n;
   };
   const Index nb = product(batch_), m = product(rows_), n = product(cols_), k = product(contracted_);
-  Shape zn_shape = shape_of(z_n);
-  Chunk zc = Chunk::uninitialized(zn_shape);  // beta = 0: GEMM writes every element
   for (Index b = 0; b < nb; ++b) {
     ConstMatrixView A(xa.data.data() + b * m * k, ta[0] == 'N' ? m : k, ta[0] == 'N' ? k : m);
     ConstMatrixView B(ya.data.data() + b * k * n, tb[0] == 'N' ? k : n, tb[0] == 'N' ? n : k);
     MatrixView C(zc.data.data() + b * m * n, m, n);
-    KokkosBlas::gemm(ta, tb, Scalar(1), A, B, Scalar(0), C);
+    KokkosBlas::gemm(ta, tb, Scalar(1), A, B, beta, C);
   }
-  if (z_labels_ == z_n) return zc;
-  return permute(zc, permutation(z_n, z_labels_));
 }
 
 }  // namespace tra::kernels

@@ -29,12 +29,18 @@ class EinSumKernel {
   // aggregated: ⊗ applied to aligned elements, whatever the chunks' shape.
   bool elementwise() const { return inputs_ == 2 && x_labels_ == z_labels_ && y_labels_ == z_labels_ && agg_labels_.empty(); }
   const einsum::ScalarProgram& join_program() const { return join_; }  // ⊗
+  // A GEMM whose output needs no final permutation can add its product into
+  // an existing chunk (beta = 1): z += x ⊗ y summed. A join that feeds a sum
+  // aggregation then accumulates each group in place (exec/join_aggregate).
+  bool adds_into() const;
+  void apply_add(const Chunk& x, const Chunk& y, Chunk& z) const;
   std::string name() const;
 
  private:
   Shape shape_of(const einsum::Labels& ls) const;
   Chunk apply_generic(const Chunk& x, const Chunk* y) const;
   Chunk apply_gemm(const Chunk& x, const Chunk& y) const;
+  void gemm(const Chunk& x, const Chunk& y, Chunk& z, Scalar beta) const;  // z in [batch, rows, cols]
 
   einsum::Labels x_labels_, y_labels_, z_labels_, agg_labels_;
   std::map<einsum::Label, Index> extent_;

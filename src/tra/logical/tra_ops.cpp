@@ -17,10 +17,10 @@ std::vector<int> complement(int n, const std::vector<int>& drop) {
   return out;
 }
 
-Tuples join(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
-            const std::vector<int>& keys_right, const JoinFn& proj) {
+std::vector<JoinMatch> join_matches(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
+                                    const std::vector<int>& keys_right) {
   TRA_ASSERT(keys_left.size() == keys_right.size(), "join keys of different lengths");
-  Tuples out;
+  std::vector<JoinMatch> out;
   if (left.empty() || right.empty()) return out;
   // Hash the smaller side on its join key, probe with the other.
   const bool build_left = left.size() <= right.size();
@@ -39,10 +39,17 @@ Tuples join(const Tuples& left, const Tuples& right, const std::vector<int>& key
       const Tuple& r = build_left ? p : build[bi];
       Key k = l.key;
       for (int pos : right_rest) k.push_back(r.key[static_cast<size_t>(pos)]);
-      out.push_back({std::move(k), proj(l.chunk, r.chunk)});
+      out.push_back({&l, &r, std::move(k)});
     }
   }
-  std::sort(out.begin(), out.end(), [](const Tuple& a, const Tuple& b) { return a.key < b.key; });
+  std::sort(out.begin(), out.end(), [](const JoinMatch& a, const JoinMatch& b) { return a.key < b.key; });
+  return out;
+}
+
+Tuples join(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
+            const std::vector<int>& keys_right, const JoinFn& proj) {
+  Tuples out;
+  for (JoinMatch& m : join_matches(left, right, keys_left, keys_right)) out.push_back({std::move(m.key), proj(m.left->chunk, m.right->chunk)});
   return out;
 }
 

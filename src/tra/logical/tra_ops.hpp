@@ -14,6 +14,8 @@ namespace tra::logical {
 
 using Tuples = std::vector<Tuple>;
 using JoinFn = std::function<Chunk(const Chunk& left, const Chunk& right)>;
+// acc := acc ⊕ projOp(left, right), for a projOp that can add in place.
+using JoinAddFn = std::function<void(const Chunk& left, const Chunk& right, Chunk& acc)>;
 // Reduces one group to a chunk; members are ordered by key.
 using AggFn = std::function<Chunk(const std::vector<const Tuple*>& group)>;
 using ArrayFn = std::function<Chunk(const Chunk&)>;
@@ -23,6 +25,16 @@ using ArrayFn = std::function<Chunk(const Chunk&)>;
 // its join positions (the natural-join convention of §3.1 (2)).
 Tuples join(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
             const std::vector<int>& keys_right, const JoinFn& proj);
+
+// The pairs ⋈ makes, without computing their chunks: the left and right
+// tuple and the output key of each, in the order ⋈ returns them (by key).
+struct JoinMatch {
+  const Tuple* left;
+  const Tuple* right;
+  Key key;
+};
+std::vector<JoinMatch> join_matches(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
+                                    const std::vector<int>& keys_right);
 
 // Σ(groupByKeys, aggOp): groups on the given key positions (output key in that
 // order) and reduces every group.

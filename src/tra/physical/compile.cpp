@@ -169,6 +169,7 @@ class Compiler {
     j.join = [kernel](const Chunk& x, const Chunk& y) { return kernel->apply(x, &y); };
     j.call_flops = kernel->flops();
     j.gemm = kernel->uses_gemm();
+    if (kernel->adds_into()) j.join_add = [kernel](const Chunk& x, const Chunk& y, Chunk& acc) { kernel->apply_add(x, y, acc); };
     j.detail = kernel->name() + " " + n.statement;
     if (kernel->elementwise()) {
       const einsum::ScalarProgram op = kernel->join_program();
@@ -213,6 +214,7 @@ class Compiler {
     const int sh = shuffle(input_of(n), n.group_by);
     const int a = local_agg(sh, n.group_by, logical::elementwise(n.agg), n.type, dims_text(n.group_by) + ", " + einsum::agg_name(n.agg));
     plan_.node(a).agg_decomposable = true;
+    plan_.node(a).fold = n.agg;
     return a;
   }
 

@@ -24,7 +24,9 @@ std::string PlanCost::str() const {
 
 namespace {
 
-double node_seconds(const IaNode& n, const Rates& r) {
+// `gemm_folds`: a LocalAgg whose members a GEMM adds in place as it makes
+// them (folds_in_gemm): only a composed map is left to run.
+double node_seconds(const IaNode& n, const Rates& r, bool gemm_folds) {
   constexpr double kBytes = sizeof(Scalar);
   switch (n.kind) {
     case IaNode::Kind::Scan:
@@ -34,7 +36,7 @@ double node_seconds(const IaNode& n, const Rates& r) {
     case IaNode::Kind::Bcast: return r.latency + static_cast<double>(n.site_floats_in) * kBytes / r.bcast_bytes;
     case IaNode::Kind::Shuffle: return r.latency + static_cast<double>(n.site_floats_in) * kBytes / r.shuffle_bytes;
     case IaNode::Kind::LocalJoin: return n.site_flops / (n.gemm ? r.gemm_flops : r.loop_flops);
-    case IaNode::Kind::LocalAgg:
+    case IaNode::Kind::LocalAgg: return (gemm_folds ? n.site_flops - n.site_fold_flops : n.site_flops) / r.loop_flops;
     case IaNode::Kind::LocalMap: return n.site_flops / r.loop_flops;
     case IaNode::Kind::LocalFilter: return 0;
   }
@@ -43,13 +45,22 @@ double node_seconds(const IaNode& n, const Rates& r) {
 
 // Node n's share, added in plan order (sums of the same terms in the same
 // order give the same estimate to the last bit).
-void add(PlanCost& c, const IaNode& n, const Rates& rates, double& seconds) {
-  seconds = node_seconds(n, rates);
+void add(PlanCost& c, const IaNode& n, const Rates& rates, bool gemm_folds, double& seconds) {
+  seconds = node_seconds(n, rates, gemm_folds);
   c.seconds += seconds;
   c.floats_moved += n.predicted_floats;
   c.paper_cost += n.paper_cost;
   c.flops += n.flops;
   ++c.operators;
+}
+
+// Per node: a LocalAgg whose join streams into it and folds in its GEMM.
+std::vector<bool> folded_in_gemm(const IaPlan& plan, const std::vector<int>& live) {
+  const std::vector<int> into = streamed_into(plan, live);
+  std::vector<bool> out(plan.nodes.size(), false);
+  for (size_t j = 0; j < into.size(); ++j)
+    if (folds_in_gemm(plan, static_cast<int>(j), into[j])) out[static_cast<size_t>(into[j])] = true;
+  return out;
 }
 
 }  // namespace
@@ -60,17 +71,21 @@ PlanCost cost_of(const IaPlan& plan, const Rates& rates) {
   for (size_t i = plan.nodes.size(); i-- > 0;)
     if (need[i])
       for (int j : plan.nodes[i].inputs) need[static_cast<size_t>(j)] = true;
+  std::vector<int> live;
+  for (size_t i = 0; i < plan.nodes.size(); ++i)
+    if (need[i]) live.push_back(static_cast<int>(i));
+  const std::vector<bool> gemm_folds = folded_in_gemm(plan, live);
   PlanCost c;
   c.node_seconds.assign(plan.nodes.size(), 0);
-  for (size_t i = 0; i < plan.nodes.size(); ++i)
-    if (need[i]) add(c, plan.nodes[i], rates, c.node_seconds[i]);
+  for (int i : live) add(c, plan.node(i), rates, gemm_folds[static_cast<size_t>(i)], c.node_seconds[static_cast<size_t>(i)]);
   return c;
 }
 
 PlanCost cost_of(const IaPlan& plan, const Rates& rates, const std::vector<int>& order) {
+  const std::vector<bool> gemm_folds = folded_in_gemm(plan, order);
   PlanCost c;
   c.node_seconds.assign(order.size(), 0);
-  for (size_t k = 0; k < order.size(); ++k) add(c, plan.node(order[k]), rates, c.node_seconds[k]);
+  for (size_t k = 0; k < order.size(); ++k) add(c, plan.node(order[k]), rates, gemm_folds[static_cast<size_t>(order[k])], c.node_seconds[k]);
   return c;
 }
 

@@ -30,6 +30,31 @@ double IaPlan::flops() const {
   return f;
 }
 
+std::vector<int> streamed_into(const IaPlan& plan, const std::vector<int>& live) {
+  const size_t n = plan.nodes.size();
+  std::vector<int> consumers(n, 0), out(n, -1);
+  for (int x : live)
+    for (int i : plan.node(x).inputs) ++consumers[static_cast<size_t>(i)];
+  for (int r : plan.roots) ++consumers[static_cast<size_t>(r)];  // a wanted result is kept whole
+  for (int a : live) {
+    const IaNode& agg = plan.node(a);
+    if (agg.kind != IaNode::Kind::LocalAgg || agg.fold == einsum::AggOp::None) continue;
+    const int j = agg.inputs.at(0);
+    if (plan.node(j).kind == IaNode::Kind::LocalJoin && consumers[static_cast<size_t>(j)] == 1) out[static_cast<size_t>(j)] = a;
+  }
+  return out;
+}
+
+std::vector<int> streamed_into(const IaPlan& plan) {
+  std::vector<int> all(plan.nodes.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  return streamed_into(plan, all);
+}
+
+bool folds_in_gemm(const IaPlan& plan, int j, int agg) {
+  return agg >= 0 && plan.node(agg).fold == einsum::AggOp::Sum && static_cast<bool>(plan.node(j).join_add);
+}
+
 std::string IaPlan::str() const {
   std::ostringstream os;
   int last_tra = -2;

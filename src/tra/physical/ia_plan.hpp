@@ -97,6 +97,10 @@ struct IaNode {
   Shape site_grid;
   std::vector<int> keys_left, keys_right;  // LocalJoin
   logical::JoinFn join;                    // LocalJoin: projOp
+  // LocalJoin: acc += projOp(left, right), the product added in place (a GEMM
+  // with beta = 1); empty when the kernel cannot. A sum aggregation the join
+  // streams into (streamed_into) then accumulates its groups inside the GEMM.
+  logical::JoinAddFn join_add;
   double call_flops = 0;                   // LocalJoin, LocalMap: flops per kernel call; LocalAgg: per group
   bool gemm = false;                       // LocalJoin: the kernel is a GEMM (for the time estimate)
   KeyFn out_key;                           // LocalJoin: applied to the natural-join key (R1-7, strategies)
@@ -109,6 +113,12 @@ struct IaNode {
   std::string zip_text;
   std::vector<int> group_by;               // LocalAgg
   logical::AggFn agg;                      // LocalAgg: aggOp (∘ a composed arrayMapFunc after R1-4)
+  // LocalAgg whose aggOp folds members element-wise with this ⊕ and then
+  // applies `finish` (idOp when empty) to each group: agg = finish ∘ fold, so
+  // the members can be folded one at a time as they are made. None: an
+  // aggOp that needs the whole group (assembling, concatenating).
+  einsum::AggOp fold = einsum::AggOp::None;
+  ArrayFn finish;
   bool agg_decomposable = false;           // LocalAgg: ⊕ may run in two phases (R2-5)
   std::vector<int> base_keys_left, base_keys_right;  // LocalJoin: the join as first compiled,
   KeyFn base_out_key;                                 //   before a join strategy extended its keys
@@ -136,6 +146,7 @@ struct IaNode {
   double paper_cost = 0;        // §5.3: broadcast f·s, shuffle f
   double flops = 0;             // kernel work, all sites
   double site_flops = 0;        // kernel work of the busiest site
+  double site_fold_flops = 0;   // LocalAgg: the part of site_flops that folds members (the rest is a composed map)
   Index site_floats_in = 0;     // Scan: floats the busiest site reads; Bcast/Shuffle: the busiest site sends or receives
 
   bool moves() const { return kind == Kind::Bcast || kind == Kind::Shuffle; }
@@ -155,5 +166,17 @@ struct IaPlan {
   const IaNode& node(int i) const { return nodes[static_cast<size_t>(i)]; }
   IaNode& node(int i) { return nodes[static_cast<size_t>(i)]; }
 };
+
+// For each node, the LocalAgg it streams into, or -1: a LocalJoin whose one
+// consumer is a LocalAgg that folds element-wise, and whose own result is not
+// wanted, never materializes its tuples; each is folded into its group as it
+// is made (exec/join_aggregate.hpp).
+std::vector<int> streamed_into(const IaPlan& plan);
+// The same counting only the consumers among `live` (the nodes a plan's roots
+// need, when it still holds dead ones).
+std::vector<int> streamed_into(const IaPlan& plan, const std::vector<int>& live);
+// The join at j streams into a sum and adds its products in place: the fold
+// costs no pass of its own.
+bool folds_in_gemm(const IaPlan& plan, int j, int agg);
 
 }  // namespace tra::physical

@@ -90,7 +90,7 @@ class Inference {
     n.scattered = false;
     n.predicted_floats = 0;
     n.paper_cost = 0;
-    n.flops = n.site_flops = 0;
+    n.flops = n.site_flops = n.site_fold_flops = 0;
     n.site_floats_in = 0;
     n.dist = {};
     switch (n.kind) {
@@ -257,6 +257,7 @@ class Inference {
       else
         for (auto& w : work) w += (count - 1) * f;
     }
+    n.site_fold_flops = static_cast<double>(max_of(work));
     // A map composed into the aggregation (R1-4) runs once per group.
     for (const auto& [g, count] : members) {
       if (g.second >= 0) work[static_cast<size_t>(g.second)] += static_cast<Index>(n.call_flops);

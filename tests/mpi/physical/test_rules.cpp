@@ -378,6 +378,7 @@ int aggregate(IaPlan& p, int in, const RelType& in_type, std::vector<int> group_
   n.out_type = RelType{project(in_type.frontier, group_by), in_type.chunk_shape};
   n.group_by = std::move(group_by);
   n.agg = logical::elementwise(op);
+  n.fold = op;  // a join feeding it runs streamed (exec/join_aggregate), as compiled aggregations do
   n.agg_decomposable = true;
   n.detail = dims_text(n.group_by) + ", " + einsum::agg_name(op);
   return physical::add_node(p, std::move(n));

@@ -296,3 +296,25 @@ TEST(TraCombine, ZipElementsIsTheKernelsElementwiseOp) {
   EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("Z[i,j] = X[i,j] + Y[j]", {"test", 1, 1}), e).elementwise());
   EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("Z[i] = sum_j X[i,j] * Y[i,j]", {"test", 1, 1}), e).elementwise());
 }
+
+TEST(TraEinSumKernel, GemmAddsIntoAnExistingChunk) {
+  // z += x·y with beta = 1, against z0 + (the kernel's own product), for a
+  // plain and a batched contraction; an output the GEMM must permute cannot.
+  const std::map<std::string, tra::Index> e{{"b", 2}, {"i", 5}, {"j", 7}, {"k", 4}};
+  for (const char* text : {"C[i,k] = sum_j A[i,j] * B[j,k]", "C[b,i,k] = sum_j A[b,i,j] * B[j,k,b]"}) {
+    const einsum::EinSum st = einsum::parse_einsum(text, {"test", 1, 1});
+    const kernels::EinSumKernel k(st, e);
+    ASSERT_TRUE(k.adds_into()) << text;
+    const Dense x = random_dense(k.x_shape(), 1), y = random_dense(k.y_shape(), 2), z0 = random_dense(k.z_shape(), 3);
+    const Chunk cx = Chunk::from_host(x.shape, x.v), cy = Chunk::from_host(y.shape, y.v);
+    Chunk z = Chunk::from_host(z0.shape, z0.v);
+    k.apply_add(cx, cy, z);
+    Chunk want = Chunk::from_host(z0.shape, z0.v);
+    kernels::combine_into(einsum::AggOp::Sum, want, k.apply(cx, &cy));
+    const auto got = z.to_host(), ref = want.to_host();
+    // Each element: 7 products and z0 added, in another order (≈ K·eps).
+    for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(got[i], ref[i], 2.0 * 8 * DBL_EPSILON * 8) << text << " element " << i;
+  }
+  EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("C[k,i] = sum_j A[i,j] * B[j,k]", {"test", 1, 1}), e).adds_into());
+  EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("C[i,k] = sum_j A[i,j] * B[j,k] * 1", {"test", 1, 1}), e).adds_into());
+}

@@ -111,7 +111,12 @@ bool map_into_aggregation(IaPlan& p, int at) {
   IaNode a = p.node(input(p, at));
   auto agg = a.agg;
   auto fn = m.array_map;
-  if (fn) a.agg = [agg, fn](const std::vector<const Tuple*>& g) { return fn(agg(g)); };
+  if (fn) {
+    a.agg = [agg, fn](const std::vector<const Tuple*>& g) { return fn(agg(g)); };
+    auto finish = a.finish;
+    if (finish) a.finish = [finish, fn](const Chunk& c) { return fn(finish(c)); };
+    else a.finish = fn;
+  }
   a.call_flops += m.call_flops;
   a.out_type = m.out_type;
   a.agg_decomposable = false;  // the map must run once, on whole groups
@@ -184,6 +189,7 @@ bool map_into_join(IaPlan& p, int at) {
   if (fn) {
     j.join = [op, fn](const Chunk& x, const Chunk& y) { return fn(op(x, y)); };
     j.zip = nullptr;  // no longer ⊗ alone
+    j.join_add = nullptr;
   }
   j.out_key = compose(m.key_map, j.out_key);
   if (!j.base_keys_left.empty()) j.base_out_key = compose(m.key_map, j.base_out_key);
@@ -222,6 +228,7 @@ bool distribute_map_into_join(IaPlan& p, int at) {
   }
   j.inputs = mapped;
   j.join = j.zip;
+  j.join_add = nullptr;
   j.call_flops = j.zip_flops * static_cast<double>(volume(m.out_type.chunk_shape));
   j.gemm = false;
   j.out_key = compose(m.key_map, j.out_key);
