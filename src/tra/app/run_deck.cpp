@@ -178,7 +178,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
 
   std::set<int> keep;
   for (const auto& o : outputs) keep.insert(o.ia_node);
-  exec::Executor ex(ia, c, keep);
+  exec::Executor ex(ia, c, keep, opt.explain == RunOptions::Explain::Analyze);
   Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");
   // Every rank plans on its own and finishes at its own time; without this the
   // execution clock (and the first collective) would absorb that skew.

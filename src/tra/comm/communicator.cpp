@@ -30,4 +30,12 @@ long long Communicator::sum(long long v) const {
   return out;
 }
 
+void Communicator::max(std::vector<double>& v) const {
+  TRA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, comm_));
+}
+
+void Communicator::sum(std::vector<long long>& v) const {
+  TRA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_LONG_LONG, MPI_SUM, comm_));
+}
+
 }  // namespace tra::comm

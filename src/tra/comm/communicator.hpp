@@ -3,6 +3,8 @@
 // TRA's collectives never match messages of the host program (the Cabana habit).
 #include <mpi.h>
 
+#include <vector>
+
 namespace tra::comm {
 
 class Communicator {
@@ -18,6 +20,9 @@ class Communicator {
   void barrier() const;
   double max(double v) const;
   long long sum(long long v) const;
+  // Element by element over the ranks, in place: one collective for many values.
+  void max(std::vector<double>& v) const;
+  void sum(std::vector<long long>& v) const;
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

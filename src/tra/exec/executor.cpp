@@ -11,8 +11,8 @@ namespace tra::exec {
 
 using physical::IaNode;
 
-Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep)
-    : plan_(plan), comm_(c), keep_(std::move(keep)), results_(plan.nodes.size()), stats_(plan.nodes.size()),
+Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep, bool barrier_each)
+    : plan_(plan), comm_(c), keep_(std::move(keep)), barrier_each_(barrier_each), results_(plan.nodes.size()), stats_(plan.nodes.size()),
       streamed_into_(physical::streamed_into(plan)) {
   // A result the caller keeps is wanted whole: its join is not streamed.
   for (int k : keep_)
@@ -98,6 +98,11 @@ void Executor::run(const std::function<void(int node)>& before_node) {
   for (size_t i = 0; i < plan_.nodes.size(); ++i)
     for (int j : plan_.nodes[i].inputs) last_use[static_cast<size_t>(j)] = static_cast<int>(i);
 
+  // Per node, this rank's seconds and floats sent; reduced over the ranks at
+  // the end, so that the ranks meet only where the plan moves data (or after
+  // every operator, when asked to).
+  std::vector<double> seconds(plan_.nodes.size(), 0);
+  std::vector<long long> moved(plan_.nodes.size(), 0);
   for (size_t i = 0; i < plan_.nodes.size(); ++i) {
     const IaNode& n = plan_.nodes[i];
     // A read whose tuples nobody consumes (its consumer reads a replicated
@@ -105,15 +110,21 @@ void Executor::run(const std::function<void(int node)>& before_node) {
     if (n.kind == IaNode::Kind::Scan && last_use[i] < 0 && !keep_.count(static_cast<int>(i))) continue;
     if (before_node) before_node(static_cast<int>(i));
     Stopwatch sw;
-    Index moved = 0;
-    results_[i] = execute(i, moved);
+    Index sent = 0;
+    results_[i] = execute(i, sent);
     Kokkos::fence();
-    const double local_seconds = sw.seconds();
-    stats_[i].seconds = comm_.max(local_seconds);
+    seconds[i] = sw.seconds();
+    moved[i] = sent;
+    if (barrier_each_) comm_.barrier();
     stats_[i].streamed_into = streamed_into_[i];
-    if (n.kind == IaNode::Kind::Bcast || n.kind == IaNode::Kind::Shuffle) stats_[i].floats_moved = comm_.sum(moved);
     for (int j : n.inputs)
       if (last_use[static_cast<size_t>(j)] == static_cast<int>(i) && !keep_.count(j)) results_[static_cast<size_t>(j)].clear();
+  }
+  comm_.max(seconds);
+  comm_.sum(moved);
+  for (size_t i = 0; i < plan_.nodes.size(); ++i) {
+    stats_[i].seconds = seconds[i];
+    stats_[i].floats_moved = moved[i];
   }
 }
 

@@ -18,7 +18,7 @@
 namespace tra::exec {
 
 struct NodeRun {
-  double seconds = 0;   // slowest rank
+  double seconds = 0;   // slowest rank's time in the operator
   Index floats_moved = 0;  // all ranks together
   int streamed_into = -1;  // a LocalJoin run as one step with this LocalAgg (its seconds include the fold)
 };
@@ -26,8 +26,11 @@ struct NodeRun {
 class Executor {
  public:
   // Results of the nodes in `keep` stay available after run(); others are
-  // freed as soon as their last consumer has run.
-  Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep);
+  // freed as soon as their last consumer has run. `barrier_each`: the ranks
+  // meet after every operator, so that each operator's time is its own and
+  // not the wait for a slower rank's earlier work (EXPLAIN ANALYZE); without
+  // it they meet only in the Bcasts and Shuffles.
+  Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep, bool barrier_each = false);
 
   void run(const std::function<void(int node)>& before_node = {});
   const std::vector<Tuple>& result(int node) const;
@@ -40,6 +43,7 @@ class Executor {
   const physical::IaPlan& plan_;
   const comm::Communicator& comm_;
   std::set<int> keep_;
+  bool barrier_each_;
   std::vector<std::vector<Tuple>> results_;
   std::vector<NodeRun> stats_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
