@@ -1,9 +1,69 @@
 #include "tra/einsum/scalar_program.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <vector>
 
 namespace tra::einsum {
+
+namespace {
+
+template <class F>
+void each(int n, Scalar* out, const Scalar* x, F f) {
+  for (int i = 0; i < n; ++i) out[i] = f(x[i]);
+}
+
+template <class F>
+void each(int n, Scalar* out, const Scalar* x, const Scalar* y, F f) {
+  for (int i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+}
+
+}  // namespace
+
+void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, int n) const {
+  // st[d] is the value at stack depth d: an input's own elements, or buf[d].
+  static thread_local Scalar buf[kMaxStack][kBlock];
+  static thread_local Scalar zeros[kBlock] = {};
+  const Scalar* st[kMaxStack];
+  int top = 0;
+  for (int i = 0; i < size; ++i) {
+    const Op op = ops[i];
+    if (op == Op::In0) { st[top++] = a; continue; }
+    if (op == Op::In1) { st[top++] = b ? b : zeros; continue; }
+    if (op == Op::Const) {
+      std::fill(buf[top], buf[top] + n, imm[i]);
+      st[top] = buf[top];
+      ++top;
+      continue;
+    }
+    const bool binary = op <= Op::Pow;
+    if (binary) --top;
+    Scalar* o = buf[top - 1];
+    const Scalar* x = st[top - 1];
+    const Scalar* y = binary ? st[top] : nullptr;
+    switch (op) {
+      case Op::Add: each(n, o, x, y, [](Scalar p, Scalar q) { return p + q; }); break;
+      case Op::Sub: each(n, o, x, y, [](Scalar p, Scalar q) { return p - q; }); break;
+      case Op::Mul: each(n, o, x, y, [](Scalar p, Scalar q) { return p * q; }); break;
+      case Op::Div: each(n, o, x, y, [](Scalar p, Scalar q) { return p / q; }); break;
+      case Op::Max: each(n, o, x, y, [](Scalar p, Scalar q) { return p > q ? p : q; }); break;
+      case Op::Min: each(n, o, x, y, [](Scalar p, Scalar q) { return p < q ? p : q; }); break;
+      case Op::Pow: each(n, o, x, y, [](Scalar p, Scalar q) { return kmath::pow(p, q); }); break;
+      case Op::Neg: each(n, o, x, [](Scalar p) { return -p; }); break;
+      case Op::Exp: each(n, o, x, [](Scalar p) { return kmath::exp(p); }); break;
+      case Op::Log: each(n, o, x, [](Scalar p) { return kmath::log(p); }); break;
+      case Op::Sqrt: each(n, o, x, [](Scalar p) { return kmath::sqrt(p); }); break;
+      case Op::Relu: each(n, o, x, [](Scalar p) { return p > 0 ? p : Scalar(0); }); break;
+      case Op::Abs: each(n, o, x, [](Scalar p) { return kmath::fabs(p); }); break;
+      case Op::Sq: each(n, o, x, [](Scalar p) { return p * p; }); break;
+      case Op::Tanh: each(n, o, x, [](Scalar p) { return kmath::tanh(p); }); break;
+      case Op::Sigmoid: each(n, o, x, [](Scalar p) { return Scalar(1) / (Scalar(1) + kmath::exp(-p)); }); break;
+      default: break;
+    }
+    st[top - 1] = o;
+  }
+  std::copy(st[0], st[0] + n, out);
+}
 
 bool ScalarProgram::is_product() const {
   return size == 3 && ops[2] == Op::Mul &&

@@ -51,6 +51,15 @@ struct ScalarProgram {
     return st[0];
   }
 
+  // The program on n <= kBlock pairs (a[i], b[i]) at once, into out[i]; b may
+  // be null for a program of one input. Host code only. It runs one operation
+  // over the whole block at a time, so the dispatch on the operation, which
+  // costs several times a simple operation when paid per element (eval), is
+  // paid once per block, and each step is a plain loop the compiler
+  // vectorizes.
+  static constexpr int kBlock = 256;
+  void eval_block(const Scalar* a, const Scalar* b, Scalar* out, int n) const;
+
   // True when the program is exactly in0 * in1 (either order): a contraction,
   // which runs as GEMM.
   bool is_product() const;

@@ -1,6 +1,7 @@
 #include "tra/kernels/combine.hpp"
 
 #include "tra/common/error.hpp"
+#include "tra/kernels/elementwise.hpp"
 
 namespace tra::kernels {
 
@@ -21,23 +22,14 @@ Chunk clone(const Chunk& c) {
 
 Chunk map_elements(const einsum::ScalarProgram& f, const Chunk& in) {
   Chunk out = Chunk::uninitialized(in.shape);
-  auto a = in.data;
-  auto c = out.data;
-  Kokkos::parallel_for("tra::map_elements", RangePolicy(0, in.size()), KOKKOS_LAMBDA(const Index i) {
-    c(i) = f.eval(a(i), Scalar(0));
-  });
+  eval_elements("tra::map_elements", f, in.data, ChunkData(), out.data);
   return out;
 }
 
 Chunk zip_elements(const einsum::ScalarProgram& f, const Chunk& x, const Chunk& y) {
   TRA_ASSERT(x.shape == y.shape, "elementwise op on chunks " << shape_string(x.shape) << " and " << shape_string(y.shape));
   Chunk out = Chunk::uninitialized(x.shape);
-  auto a = x.data;
-  auto b = y.data;
-  auto c = out.data;
-  Kokkos::parallel_for("tra::zip_elements", RangePolicy(0, x.size()), KOKKOS_LAMBDA(const Index i) {
-    c(i) = f.eval(a(i), b(i));
-  });
+  eval_elements("tra::zip_elements", f, x.data, y.data, out.data);
   return out;
 }
 

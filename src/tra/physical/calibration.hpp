@@ -14,7 +14,7 @@ namespace tra::physical {
 
 struct Rates {
   double gemm_flops = 65e9;        // per site: KokkosBlas::gemm on double chunks
-  double loop_flops = 1.3e8;       // per site: the Kokkos loop kernels (elementwise, non-GEMM EinSums)
+  double loop_flops = 3.5e8;       // per site: the Kokkos loop kernels (elementwise, non-GEMM EinSums, folds)
   // The network rates are those of 100 MB-sized collectives (perf/plans), which
   // reach a third of what tra-calibrate's small ones measure on this VM.
   double shuffle_bytes = 1.3e9;    // per site: bytes a site sends per second in MPI_Alltoallv

@@ -191,6 +191,14 @@ TEST(TraEinSumKernel, ElementwiseWithBroadcast) {
   EXPECT_NEAR(c.got.v[1 * 7 + 2], std::exp(x12 - m1), 4 * DBL_EPSILON * std::exp(x12 - m1));
 }
 
+TEST(TraEinSumKernel, AlignedElementwiseRunsInBlocks) {
+  // Both inputs over the output's labels, in its order: the flat block loop
+  // (kernels/elementwise.hpp), over more elements than one block holds.
+  const std::map<std::string, tra::Index> e{{"i", 37}, {"j", 29}};
+  expect_ulps_close(run("Z[i,j] = X[i,j] * Y[i,j] - exp(X[i,j])", e));
+  expect_ulps_close(run("Z[i,j] = max(X[i,j], 0.25)", e));
+}
+
 TEST(TraEinSumKernel, UnaryRelu) {
   const Case c = run("Y[i,j] = relu(X[i,j])", {{"i", 4}, {"j", 9}});
   const std::vector<double>& x = c.in.at("X").v;
