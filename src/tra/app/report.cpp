@@ -31,7 +31,8 @@ double run_flops(const physical::IaPlan& plan, const std::vector<exec::NodeRun>&
 
 }  // namespace
 
-std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double wall_seconds) {
+std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
+                          double wall_seconds) {
   std::ostringstream os;
   char line[512];
   std::snprintf(line, sizeof line, "%-5s %-6s %10s %14s %14s %10s  %s\n", "node", "op", "seconds", "pred. floats", "moved floats", "GFLOP/s",
@@ -61,9 +62,7 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
   // Operator time without the reads of inputs (generation or HDF5), which
   // the summary line reports apart: it is what a baseline that starts from
   // data in memory is compared with.
-  double read_seconds = 0, op_seconds = 0;
-  for (size_t i = 0; i < plan.nodes.size(); ++i)
-    (plan.nodes[i].kind == physical::IaNode::Kind::Scan ? read_seconds : op_seconds) += runs[i].seconds;
+  const double read_seconds = totals.reading, op_seconds = totals.operators;
   std::snprintf(line, sizeof line, "wall %.4f s: reading inputs %.4f s, operators %.4f s\n", wall_seconds, read_seconds, op_seconds);
   os << line;
   const double gflop = flops / 1e9;

@@ -2,7 +2,8 @@
 // The closing report: per IA operator, time, predicted and measured floats
 // moved, and GFLOP/s; then totals and one summary line that scripts parse:
 //   tra-run: execute <s> s, <gflop> GFLOP, <rate> GFLOP/s, <n> floats moved
-// where <s> is the operators' time without reading the inputs.
+// where <s> is the operators' time without reading the inputs (the slowest
+// rank's sum; a per-operator column is the slowest rank's time in it).
 #include <string>
 #include <vector>
 
@@ -12,7 +13,8 @@
 
 namespace tra::app {
 
-std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, double wall_seconds);
+std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
+                          double wall_seconds);
 
 // EXPLAIN ANALYZE: per operator, the cost model's prediction beside the
 // measurement — floats moved (equal: placement is deterministic) and seconds.

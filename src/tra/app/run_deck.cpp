@@ -190,7 +190,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
       Log::progress("  p" + std::to_string(node) + "/" + std::to_string(ia.nodes.size()) + " " + n.name() + " " + n.detail);
   });
   const double execute_seconds = c.max(running.seconds());
-  const std::string report = format_report(ia, ex.stats(), execute_seconds);
+  const std::string report = format_report(ia, ex.stats(), ex.totals(), execute_seconds);
   if (opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(ia, optimized.cost, ex.stats()));
 
   // Group datasets by file; every rank writes the chunks it holds.

@@ -120,6 +120,10 @@ void Executor::run(const std::function<void(int node)>& before_node) {
     for (int j : n.inputs)
       if (last_use[static_cast<size_t>(j)] == static_cast<int>(i) && !keep_.count(j)) results_[static_cast<size_t>(j)].clear();
   }
+  std::vector<double> totals{0, 0};
+  for (size_t i = 0; i < plan_.nodes.size(); ++i) totals[plan_.nodes[i].kind == IaNode::Kind::Scan ? 0 : 1] += seconds[i];
+  comm_.max(totals);
+  totals_ = {totals[0], totals[1]};
   comm_.max(seconds);
   comm_.sum(moved);
   for (size_t i = 0; i < plan_.nodes.size(); ++i) {

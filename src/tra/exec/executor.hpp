@@ -23,6 +23,15 @@ struct NodeRun {
   int streamed_into = -1;  // a LocalJoin run as one step with this LocalAgg (its seconds include the fold)
 };
 
+// Time of the whole run, per rank summed and then the slowest rank's: with
+// the ranks meeting only in collectives, a sum of per-operator maxima would
+// count one rank's wait for another twice (where the slow rank worked, and
+// where the others waited for it).
+struct RunTotals {
+  double reading = 0;    // Scans: generating or reading the inputs
+  double operators = 0;  // everything else
+};
+
 class Executor {
  public:
   // Results of the nodes in `keep` stay available after run(); others are
@@ -35,6 +44,7 @@ class Executor {
   void run(const std::function<void(int node)>& before_node = {});
   const std::vector<Tuple>& result(int node) const;
   const std::vector<NodeRun>& stats() const { return stats_; }
+  const RunTotals& totals() const { return totals_; }
 
  private:
   std::vector<Tuple> scan(const physical::IaNode& n) const;
@@ -46,6 +56,7 @@ class Executor {
   bool barrier_each_;
   std::vector<std::vector<Tuple>> results_;
   std::vector<NodeRun> stats_;
+  RunTotals totals_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
 };
 

@@ -125,13 +125,13 @@ Chunk EinSumKernel::apply_generic(const Chunk& x, const Chunk* y) const {
   const auto prog = join_;
   const auto agg = agg_;
   const Index n_inner = inner.count();
+  if (agg == einsum::AggOp::None) {
+    eval_walk("tra::einsum_loop", prog, out, xd, inputs_ == 2 ? yd : ChunkData(), zd);
+    return z;
+  }
   Kokkos::parallel_for("tra::einsum_loop", RangePolicy(0, out.count()), KOKKOS_LAMBDA(const Index p) {
     Index ox, oy, oz;
     out.offsets(p, ox, oy, oz);
-    if (agg == einsum::AggOp::None) {
-      zd(oz) = prog.eval(xd(ox), yd(oy));
-      return;
-    }
     Scalar acc = einsum::agg_identity(agg);
     for (Index q = 0; q < n_inner; ++q) {
       Index ax, ay, unused;

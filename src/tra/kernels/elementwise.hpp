@@ -7,10 +7,18 @@
 #include "tra/common/kokkos_types.hpp"
 #include "tra/core/index_vector.hpp"
 #include "tra/einsum/scalar_program.hpp"
+#include "tra/kernels/strided.hpp"
 
 namespace tra::kernels {
 
 // `y` may be an empty View for a program of one input.
 void eval_elements(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x, const ChunkData& y, const ChunkData& z);
+
+// The same with broadcasting: z(p) = prog(x(a), y(b)) for every row-major
+// position p of `walk`'s shape, a and b its offsets in x and y (walk.stride_c
+// must be z's row-major strides). On a host the offsets are stepped like an
+// odometer through each block instead of divided out per element.
+void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ChunkData& x, const ChunkData& y,
+               const ChunkData& z);
 
 }  // namespace tra::kernels
