@@ -119,27 +119,9 @@ Chunk EinSumKernel::apply_generic(const Chunk& x, const Chunk* y) const {
     inner.stride_b[d] = inputs_ == 2 ? stride_in(y_labels_, sy, l) : 0;
   }
   Chunk z = Chunk::uninitialized(zs);  // the loop writes every element
-  auto xd = x.data;
-  auto yd = inputs_ == 2 ? y->data : x.data;
-  auto zd = z.data;
-  const auto prog = join_;
-  const auto agg = agg_;
-  const Index n_inner = inner.count();
-  if (agg == einsum::AggOp::None) {
-    eval_walk("tra::einsum_loop", prog, out, xd, inputs_ == 2 ? yd : ChunkData(), zd);
-    return z;
-  }
-  Kokkos::parallel_for("tra::einsum_loop", RangePolicy(0, out.count()), KOKKOS_LAMBDA(const Index p) {
-    Index ox, oy, oz;
-    out.offsets(p, ox, oy, oz);
-    Scalar acc = einsum::agg_identity(agg);
-    for (Index q = 0; q < n_inner; ++q) {
-      Index ax, ay, unused;
-      inner.offsets(q, ax, ay, unused);
-      acc = einsum::agg_combine(agg, acc, prog.eval(xd(ox + ax), yd(oy + ay)));
-    }
-    zd(oz) = acc;
-  });
+  const ChunkData yd = inputs_ == 2 ? y->data : ChunkData();
+  if (agg_ == einsum::AggOp::None) eval_walk("tra::einsum_loop", join_, out, x.data, yd, z.data);
+  else eval_reduce("tra::einsum_reduce", join_, agg_, out, inner, x.data, yd, z.data);
   return z;
 }
 

@@ -7,11 +7,12 @@ namespace tra::kernels {
 
 namespace {
 
+constexpr Index kBlock = einsum::ScalarProgram::kBlock;
+
 template <class Space>
 void run(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
   const Index n = static_cast<Index>(z.extent(0));
   if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
-    constexpr Index kBlock = einsum::ScalarProgram::kBlock;
     const Scalar* xp = x.data();
     const Scalar* yp = y.extent(0) ? y.data() : nullptr;
     Scalar* zp = z.data();
@@ -27,41 +28,57 @@ void run(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x
   }
 }
 
+// Steps through the row-major positions of a Walk's shape from `start`,
+// keeping the offsets in a and b: an addition per dimension that rolls over
+// instead of a division and a remainder per dimension and element (host).
+struct Odometer {
+  Odometer(const Walk& walk, Index start) : w(walk) {
+    for (int d = w.rank - 1; d >= 0; --d) {
+      idx[d] = start % w.extent[d];
+      start /= w.extent[d];
+      a += idx[d] * w.stride_a[d];
+      b += idx[d] * w.stride_b[d];
+    }
+  }
+  void next() {
+    for (int d = w.rank - 1; d >= 0; --d) {
+      a += w.stride_a[d];
+      b += w.stride_b[d];
+      if (++idx[d] < w.extent[d]) return;
+      a -= w.extent[d] * w.stride_a[d];
+      b -= w.extent[d] * w.stride_b[d];
+      idx[d] = 0;
+    }
+  }
+  const Walk& w;
+  Index idx[kMaxRank] = {};
+  Index a = 0, b = 0;
+};
+
+// Gathers m elements of x and y (y may be null) along the odometer's path.
+void gather(Odometer& o, const Scalar* x, const Scalar* y, Scalar* xa, Scalar* yb, int m) {
+  for (int i = 0; i < m; ++i, o.next()) {
+    xa[i] = x[o.a];
+    yb[i] = y ? y[o.b] : Scalar(0);
+  }
+}
+
 template <class Space>
 void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w, const ChunkData& x, const ChunkData& y,
               const ChunkData& z) {
   const Index n = w.count();
   const bool two = y.extent(0) != 0;
   if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
-    constexpr Index kBlock = einsum::ScalarProgram::kBlock;
     const Scalar* xp = x.data();
     const Scalar* yp = two ? y.data() : nullptr;
     Scalar* zp = z.data();
     Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, (n + kBlock - 1) / kBlock), [=](const Index blk) {
       const Index s = blk * kBlock;
       const int m = static_cast<int>(std::min(kBlock, n - s));
-      // The multi-index of position s and its offsets, then stepped.
-      Index idx[kMaxRank] = {}, oa = 0, ob = 0;
-      for (Index p = s, d = w.rank - 1; d >= 0; --d) {
-        idx[d] = p % w.extent[d];
-        p /= w.extent[d];
-        oa += idx[d] * w.stride_a[d];
-        ob += idx[d] * w.stride_b[d];
-      }
+      Odometer o(w, s);
       Scalar a[kBlock], b[kBlock];
-      for (int i = 0; i < m; ++i) {
-        a[i] = xp[oa];
-        b[i] = two ? yp[ob] : Scalar(0);
-        for (int d = w.rank - 1; d >= 0; --d) {
-          oa += w.stride_a[d];
-          ob += w.stride_b[d];
-          if (++idx[d] < w.extent[d]) break;
-          oa -= w.extent[d] * w.stride_a[d];
-          ob -= w.extent[d] * w.stride_b[d];
-          idx[d] = 0;
-        }
-      }
-      prog.eval_block(a, b, zp + s, m);
+      gather(o, xp, yp, a, b, m);
+      prog.eval_block(a, two ? b : nullptr, zp + s, m);
     });
   } else {
     Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index p) {
@@ -72,11 +89,54 @@ void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w
   }
 }
 
+template <class Space>
+void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
+                const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+  const Index n_inner = inner.count();
+  const bool two = y.extent(0) != 0;
+  if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
+    const Scalar* xp = x.data();
+    const Scalar* yp = two ? y.data() : nullptr;
+    Scalar* zp = z.data();
+    Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, out.count()), [=](const Index p) {
+      Index ox, oy, oz;
+      out.offsets(p, ox, oy, oz);
+      Odometer o(inner, 0);
+      Scalar a[kBlock], b[kBlock], v[kBlock];
+      Scalar acc = einsum::agg_identity(agg);
+      for (Index q = 0; q < n_inner; q += kBlock) {
+        const int m = static_cast<int>(std::min(kBlock, n_inner - q));
+        gather(o, xp + ox, yp ? yp + oy : nullptr, a, b, m);
+        prog.eval_block(a, two ? b : nullptr, v, m);
+        for (int i = 0; i < m; ++i) acc = einsum::agg_combine(agg, acc, v[i]);  // in the order of q, as on a device
+      }
+      zp[oz] = acc;
+    });
+  } else {
+    Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, out.count()), KOKKOS_LAMBDA(const Index p) {
+      Index ox, oy, oz;
+      out.offsets(p, ox, oy, oz);
+      Scalar acc = einsum::agg_identity(agg);
+      for (Index q = 0; q < n_inner; ++q) {
+        Index ax, ay, unused;
+        inner.offsets(q, ax, ay, unused);
+        acc = einsum::agg_combine(agg, acc, prog.eval(x(ox + ax), two ? y(oy + ay) : Scalar(0)));
+      }
+      z(oz) = acc;
+    });
+  }
+}
+
 }  // namespace
 
 void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ChunkData& x, const ChunkData& y,
                const ChunkData& z) {
   run_walk<ExecSpace>(name, prog, walk, x, y, z);
+}
+
+void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
+                 const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+  run_reduce<ExecSpace>(name, prog, agg, out, inner, x, y, z);
 }
 
 void eval_elements(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x, const ChunkData& y, const ChunkData& z) {

@@ -21,4 +21,9 @@ void eval_elements(const char* name, const einsum::ScalarProgram& prog, const Ch
 void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ChunkData& x, const ChunkData& y,
                const ChunkData& z);
 
+// With an aggregation: z(p) = ⊕ over the positions q of `inner` of
+// prog(x(a_p + a_q), y(b_p + b_q)), folded in the order of q.
+void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
+                 const ChunkData& x, const ChunkData& y, const ChunkData& z);
+
 }  // namespace tra::kernels
