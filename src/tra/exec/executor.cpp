@@ -103,11 +103,11 @@ void Executor::run(const std::function<void(int node)>& before_node) {
   // every operator, when asked to).
   std::vector<double> seconds(plan_.nodes.size(), 0);
   std::vector<long long> moved(plan_.nodes.size(), 0);
-  for (size_t i = 0; i < plan_.nodes.size(); ++i) {
+  auto run_node = [&](size_t i) {
     const IaNode& n = plan_.nodes[i];
     // A read whose tuples nobody consumes (its consumer reads a replicated
     // copy instead) is skipped.
-    if (n.kind == IaNode::Kind::Scan && last_use[i] < 0 && !keep_.count(static_cast<int>(i))) continue;
+    if (n.kind == IaNode::Kind::Scan && last_use[i] < 0 && !keep_.count(static_cast<int>(i))) return;
     if (before_node) before_node(static_cast<int>(i));
     Stopwatch sw;
     Index sent = 0;
@@ -119,7 +119,15 @@ void Executor::run(const std::function<void(int node)>& before_node) {
     stats_[i].streamed_into = streamed_into_[i];
     for (int j : n.inputs)
       if (last_use[static_cast<size_t>(j)] == static_cast<int>(i) && !keep_.count(j)) results_[static_cast<size_t>(j)].clear();
-  }
+  };
+  // Every input is read first (Scans have no inputs, so the order stays
+  // topological), and the ranks meet once before the operators: their time
+  // then holds no wait for another rank's reading.
+  for (size_t i = 0; i < plan_.nodes.size(); ++i)
+    if (plan_.nodes[i].kind == IaNode::Kind::Scan) run_node(i);
+  comm_.barrier();
+  for (size_t i = 0; i < plan_.nodes.size(); ++i)
+    if (plan_.nodes[i].kind != IaNode::Kind::Scan) run_node(i);
   std::vector<double> totals{0, 0};
   for (size_t i = 0; i < plan_.nodes.size(); ++i) totals[plan_.nodes[i].kind == IaNode::Kind::Scan ? 0 : 1] += seconds[i];
   comm_.max(totals);

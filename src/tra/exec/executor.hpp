@@ -4,6 +4,9 @@
 // talk to other ranks. Per node the executor measures wall time and the floats
 // actually sent between ranks, to stand next to the plan's prediction.
 //
+// The Scans run first, then the ranks meet, then the other operators in plan
+// order: reading the inputs and computing are timed apart.
+//
 // A LocalJoin that feeds only a LocalAgg folding element-wise runs as one step
 // with it (physical::streamed_into): the join's node holds the aggregated
 // tuples, which the LocalAgg then takes over, and the join's time includes

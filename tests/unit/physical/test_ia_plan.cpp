@@ -1,0 +1,83 @@
+// Which joins stream into their aggregation (physical::streamed_into,
+// folds_in_gemm), and what the cost model charges such an aggregation: plans
+// built by hand, each condition broken once.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tra/physical/cost_model.hpp"
+#include "tra/physical/ia_plan.hpp"
+
+using tra::physical::IaNode;
+using tra::physical::IaPlan;
+using Kind = IaNode::Kind;
+namespace einsum = tra::einsum;
+namespace physical = tra::physical;
+
+namespace {
+
+// Scan, Scan, ⋈L(p0, p1), ΣL(p2) with the given ⊕; the aggregation is the root.
+IaPlan join_then_aggregate(einsum::AggOp fold, bool join_adds) {
+  IaPlan p;
+  p.nodes.resize(4);
+  p.nodes[0].kind = p.nodes[1].kind = Kind::Scan;
+  IaNode& j = p.nodes[2];
+  j.kind = Kind::LocalJoin;
+  j.inputs = {0, 1};
+  if (join_adds) j.join_add = [](const tra::Chunk&, const tra::Chunk&, tra::Chunk&) {};
+  IaNode& a = p.nodes[3];
+  a.kind = Kind::LocalAgg;
+  a.inputs = {2};
+  a.fold = fold;
+  p.roots = {3};
+  return p;
+}
+
+}  // namespace
+
+TEST(TraIaPlan, AJoinStreamsIntoItsOnlyConsumerWhenItFolds) {
+  const IaPlan p = join_then_aggregate(einsum::AggOp::Sum, true);
+  EXPECT_EQ(physical::streamed_into(p), (std::vector<int>{-1, -1, 3, -1}));
+  EXPECT_TRUE(physical::folds_in_gemm(p, 2, 3));
+  // Max folds element-wise too, but not inside a GEMM.
+  const IaPlan m = join_then_aggregate(einsum::AggOp::Max, true);
+  EXPECT_EQ(physical::streamed_into(m)[2], 3);
+  EXPECT_FALSE(physical::folds_in_gemm(m, 2, 3));
+  // A sum after a join that cannot add in place streams, folding apart.
+  EXPECT_FALSE(physical::folds_in_gemm(join_then_aggregate(einsum::AggOp::Sum, false), 2, 3));
+}
+
+TEST(TraIaPlan, AJoinWantedWholeDoesNotStream) {
+  // An aggregation that needs whole groups (assembling chunks) cannot take members one at a time.
+  EXPECT_EQ(physical::streamed_into(join_then_aggregate(einsum::AggOp::None, true))[2], -1);
+  // The join's own result is wanted.
+  IaPlan root = join_then_aggregate(einsum::AggOp::Sum, true);
+  root.roots = {2, 3};
+  EXPECT_EQ(physical::streamed_into(root)[2], -1);
+  // A second consumer reads the join's tuples.
+  IaPlan shared = join_then_aggregate(einsum::AggOp::Sum, true);
+  IaNode f;
+  f.kind = Kind::LocalFilter;
+  f.inputs = {2};
+  shared.nodes.push_back(f);
+  shared.roots = {3, 4};
+  EXPECT_EQ(physical::streamed_into(shared)[2], -1);
+  // ... unless that consumer is dead: only the live nodes count.
+  EXPECT_EQ(physical::streamed_into(shared, {0, 1, 2, 3})[2], 3);
+}
+
+TEST(TraIaPlan, ASumFoldedInTheGemmCostsOnlyItsComposedMap) {
+  physical::Rates r;
+  r.loop_flops = 1e9;
+  r.gemm_flops = 1e10;
+  for (bool adds : {true, false}) {
+    IaPlan p = join_then_aggregate(einsum::AggOp::Sum, adds);
+    p.nodes[2].gemm = true;
+    p.nodes[2].site_flops = 4e9;
+    p.nodes[3].site_flops = 3e9;       // 2e9 of folding, 1e9 of a map composed by R1-4
+    p.nodes[3].site_fold_flops = 2e9;
+    const physical::PlanCost c = physical::cost_of(p, r);
+    EXPECT_DOUBLE_EQ(c.node_seconds[2], 0.4);
+    EXPECT_DOUBLE_EQ(c.node_seconds[3], adds ? 1.0 : 3.0) << (adds ? "folded in the GEMM" : "folded apart");
+  }
+}
