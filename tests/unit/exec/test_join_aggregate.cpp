@@ -93,9 +93,9 @@ void expect_streaming_agrees(const IaNode& j, const IaNode& a, double tol, unsig
   }
 }
 
-// A matmul of blocks: each output element sums kParts · kBlock products of
-// values in [-1, 1], in another order when the GEMM adds in place (K·eps per
-// order, Higham §3.1; both sides err, hence 2).
+// A matmul of blocks: each output element sums K = kParts · kBlock products of
+// values in [-1, 1], in another order when the GEMM adds in place. One order
+// errs by at most K·eps·Σ|a·b| ≤ K²·eps (Higham §3.1); both sides err, hence 2.
 constexpr double kMatmulTol = 2.0 * kParts * kBlock * kParts * kBlock * DBL_EPSILON;
 
 }  // namespace
