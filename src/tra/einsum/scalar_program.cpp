@@ -36,7 +36,7 @@ void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, in
       ++top;
       continue;
     }
-    const bool binary = op <= Op::Pow;
+    const bool binary = op <= Op::Pow;  // Op lists the pushes, then the binary operations up to Pow, then the unary ones
     if (binary) --top;
     Scalar* o = buf[top - 1];
     const Scalar* x = st[top - 1];

@@ -69,7 +69,8 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
       return out;
     }
     case IaNode::Kind::LocalAgg:
-      if (stats_[static_cast<size_t>(n.inputs[0])].streamed_into >= 0) return std::move(results_[static_cast<size_t>(n.inputs[0])]);
+      // Its join already aggregated (join_aggregate): take the tuples over.
+      if (streamed_into_[static_cast<size_t>(n.inputs[0])] == static_cast<int>(at)) return std::move(results_[static_cast<size_t>(n.inputs[0])]);
       return logical::aggregate(in(0), n.group_by, n.agg);
     case IaNode::Kind::LocalFilter: {
       std::vector<Tuple> out;

@@ -88,9 +88,8 @@ Chunk EinSumKernel::apply(const Chunk& x, const Chunk* y) const {
 }
 
 Chunk EinSumKernel::apply_generic(const Chunk& x, const Chunk* y) const {
-  // Inputs over the output's labels in its order, nothing aggregated: the
-  // elements line up, and the flat element loop needs no index arithmetic.
-  if (agg_labels_.empty() && x_labels_ == z_labels_ && (inputs_ == 1 || y_labels_ == z_labels_)) {
+  // Elements that line up need no index arithmetic: the flat element loop.
+  if (aligned()) {
     Chunk z = Chunk::uninitialized(z_shape());
     eval_elements("tra::einsum_aligned", join_, x.data, inputs_ == 2 ? y->data : ChunkData(), z.data);
     return z;

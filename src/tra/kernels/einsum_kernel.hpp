@@ -27,7 +27,7 @@ class EinSumKernel {
   bool uses_gemm() const { return gemm_; }
   // Two inputs, both over the output's labels in the output's order, nothing
   // aggregated: ⊗ applied to aligned elements, whatever the chunks' shape.
-  bool elementwise() const { return inputs_ == 2 && x_labels_ == z_labels_ && y_labels_ == z_labels_ && agg_labels_.empty(); }
+  bool elementwise() const { return inputs_ == 2 && aligned(); }
   const einsum::ScalarProgram& join_program() const { return join_; }  // ⊗
   // A GEMM whose output needs no final permutation can add its product into
   // an existing chunk (beta = 1): z += x ⊗ y summed. A join that feeds a sum
@@ -38,6 +38,9 @@ class EinSumKernel {
 
  private:
   Shape shape_of(const einsum::Labels& ls) const;
+  // Every input over the output's labels in its order, nothing aggregated:
+  // input and output elements line up one to one.
+  bool aligned() const { return agg_labels_.empty() && x_labels_ == z_labels_ && (inputs_ == 1 || y_labels_ == z_labels_); }
   Chunk apply_generic(const Chunk& x, const Chunk* y) const;
   Chunk apply_gemm(const Chunk& x, const Chunk& y) const;
   void gemm(const Chunk& x, const Chunk& y, Chunk& z, Scalar beta) const;  // z in [batch, rows, cols]
