@@ -70,6 +70,63 @@ bool ScalarProgram::is_product() const {
          ((ops[0] == Op::In0 && ops[1] == Op::In1) || (ops[0] == Op::In1 && ops[1] == Op::In0));
 }
 
+namespace {
+
+// A term c * in0^a * in1^b; a constant when a = b = 0.
+struct Monomial {
+  Scalar c = 1;
+  int a = 0, b = 0;
+  bool constant() const { return a == 0 && b == 0; }
+};
+
+// op applied to constants, by the interpreter itself so that folding rounds
+// exactly as evaluation would.
+Scalar fold(Op op, Scalar p, Scalar q) {
+  ScalarProgram f;
+  f.ops[0] = Op::Const;
+  f.imm[0] = p;
+  f.ops[1] = Op::Const;
+  f.imm[1] = q;
+  f.ops[2] = op;
+  f.size = 3;
+  if (op > Op::Pow) {  // unary: drop q
+    f.ops[1] = op;
+    f.size = 2;
+  }
+  return f.eval(0, 0);
+}
+
+}  // namespace
+
+bool ScalarProgram::is_scaled_product(Scalar* scale) const {
+  Monomial st[kMaxStack];
+  int top = 0;
+  for (int i = 0; i < size; ++i) {
+    const Op op = ops[i];
+    if (op == Op::In0) { st[top++] = {1, 1, 0}; continue; }
+    if (op == Op::In1) { st[top++] = {1, 0, 1}; continue; }
+    if (op == Op::Const) { st[top++] = {imm[i], 0, 0}; continue; }
+    const bool binary = op <= Op::Pow;  // as in eval_block
+    Monomial& l = st[binary ? top - 2 : top - 1];
+    const Monomial r = binary ? st[top - 1] : Monomial{};
+    if (binary) --top;
+    if (l.constant() && r.constant()) {
+      l.c = fold(op, l.c, r.c);
+    } else if (op == Op::Mul) {
+      l = {l.c * r.c, l.a + r.a, l.b + r.b};
+    } else if (op == Op::Div && r.constant()) {
+      l.c = l.c / r.c;
+    } else if (op == Op::Neg) {
+      l.c = -l.c;
+    } else {
+      return false;  // a sum, a function or a quotient of the inputs
+    }
+  }
+  if (top != 1 || st[0].a != 1 || st[0].b != 1) return false;
+  *scale = st[0].c;
+  return true;
+}
+
 bool ScalarProgram::is_identity() const { return size == 1 && ops[0] == Op::In0; }
 
 int ScalarProgram::flops_per_eval() const {

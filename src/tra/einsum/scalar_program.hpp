@@ -63,6 +63,11 @@ struct ScalarProgram {
   // True when the program is exactly in0 * in1 (either order): a contraction,
   // which runs as GEMM.
   bool is_product() const;
+  // True when the program is c * in0 * in1 for a constant c, however written
+  // ("x * y / sqrt(8)", "0.5 * x * y", "-(x * y)"): a contraction that runs as
+  // GEMM with alpha = c, which *scale receives. Constant sub-expressions are
+  // folded with eval, so c is the value the program itself would compute.
+  bool is_scaled_product(Scalar* scale) const;
   // True when the program is exactly in0: a copy.
   bool is_identity() const;
   int flops_per_eval() const;  // arithmetic operations, for GFLOP/s

@@ -48,7 +48,7 @@ EinSumKernel::EinSumKernel(const einsum::EinSum& st, const std::map<Label, Index
   if (inputs_ > 1) y_labels_ = st.inputs[1].labels;
   TRA_ASSERT(z_labels_.size() <= static_cast<size_t>(kMaxRank) && agg_labels_.size() <= static_cast<size_t>(kMaxRank),
              "too many labels for one kernel");
-  if (inputs_ == 2 && agg_ == einsum::AggOp::Sum && join_.is_product()) {
+  if (inputs_ == 2 && agg_ == einsum::AggOp::Sum && join_.is_scaled_product(&alpha_)) {
     bool private_agg = false;
     for (const auto& l : agg_labels_) private_agg |= !(has(x_labels_, l) && has(y_labels_, l));
     if (!private_agg) {
@@ -165,7 +165,7 @@ void EinSumKernel::gemm(const Chunk& x, const Chunk& y, Chunk& zc, Scalar beta) 
     ConstMatrixView A(xa.data.data() + b * m * k, ta[0] == 'N' ? m : k, ta[0] == 'N' ? k : m);
     ConstMatrixView B(ya.data.data() + b * k * n, tb[0] == 'N' ? k : n, tb[0] == 'N' ? n : k);
     MatrixView C(zc.data.data() + b * m * n, m, n);
-    KokkosBlas::gemm(ta, tb, Scalar(1), A, B, beta, C);
+    KokkosBlas::gemm(ta, tb, alpha_, A, B, beta, C);
   }
 }
 

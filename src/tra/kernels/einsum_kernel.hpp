@@ -3,8 +3,9 @@
 // computes the chunk of the output over the output labels, applying ⊗ to joined
 // elements and ⊕ over the labels aggregated inside the chunk.
 //
-// Contractions (⊗ = *, ⊕ = sum, no label private to one input and absent from
-// the output) permute to batched GEMM and call KokkosBlas::gemm; everything else
+// Contractions (⊗ = c * x * y for a constant c, ⊕ = sum, no label private to
+// one input and absent from the output) permute to batched GEMM and call
+// KokkosBlas::gemm with alpha = c; everything else
 // runs a Kokkos parallel loop over output elements.
 #include <map>
 #include <string>
@@ -51,6 +52,7 @@ class EinSumKernel {
   einsum::ScalarProgram join_;
   int inputs_;
   bool gemm_ = false;
+  Scalar alpha_ = 1;  // ⊗ = alpha * x * y (a scaled product still runs as GEMM)
   // GEMM plan: the label groups and, per operand, the order to permute to.
   einsum::Labels batch_, rows_, cols_, contracted_;
 };

@@ -1,6 +1,7 @@
 // ScalarProgram::eval_block, the host kernels' block form of the ⊗
 // interpreter, against eval one element at a time: every operation, programs
-// of one and two inputs, constants, deep stacks, and partial blocks.
+// of one and two inputs, constants, deep stacks, and partial blocks. And
+// is_scaled_product, which decides that a contraction runs as GEMM.
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -47,4 +48,32 @@ TEST(TraScalarProgram, EvalBlockMatchesEvalForTwoInputs) {
                          "Z[i] = max(X[i], Y[i])", "Z[i] = exp(X[i] - Y[i])", "Z[i] = (X[i] - Y[i]) * (X[i] - Y[i]) + 2 * X[i] / Y[i]"}) {
     expect_blocks_match(einsum::parse_einsum(st, kWhere).join, true, st);
   }
+}
+
+TEST(TraScalarProgram, ScaledProductsAreRecognizedWithTheirConstant) {
+  // The constant is checked against the program itself: c * x * y = eval(x, y).
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  for (const char* st : {"Z[i] = X[i] * Y[i]", "Z[i] = Y[i] * X[i]", "Z[i] = X[i] * Y[i] / sqrt(8)",
+                         "Z[i] = 0.5 * X[i] * Y[i]", "Z[i] = -(X[i] * Y[i])", "Z[i] = (X[i] / 4) * (Y[i] * exp(1))",
+                         "Z[i] = 2 * 3 * X[i] * Y[i] / (1 + 1)", "Z[i] = -X[i] * -Y[i]"}) {
+    const einsum::ScalarProgram p = einsum::parse_einsum(st, kWhere).join;
+    double c = 0;
+    ASSERT_TRUE(p.is_scaled_product(&c)) << st;
+    for (int t = 0; t < 16; ++t) {
+      const double x = u(gen), y = u(gen), want = p.eval(x, y);
+      EXPECT_NEAR(c * x * y, want, 8 * DBL_EPSILON * std::fabs(want)) << st;
+    }
+  }
+}
+
+TEST(TraScalarProgram, OtherProgramsAreNotScaledProducts) {
+  for (const char* st : {"Z[i] = X[i] + Y[i]", "Z[i] = X[i] * Y[i] + 1", "Z[i] = X[i] * X[i]", "Z[i] = X[i] / Y[i]",
+                         "Z[i] = exp(X[i]) * Y[i]", "Z[i] = X[i] * Y[i] * X[i]", "Z[i] = sqrt(X[i] * Y[i])",
+                         "Z[i] = pow(X[i] * Y[i], 1)", "Z[i] = max(X[i], Y[i])", "Z[i] = X[i] * Y[i] - X[i] * Y[i]"}) {
+    double c = 0;
+    EXPECT_FALSE(einsum::parse_einsum(st, kWhere).join.is_scaled_product(&c)) << st;
+  }
+  double c = 0;
+  EXPECT_FALSE(einsum::parse_einsum("Z[i] = 2 * X[i]", kWhere).join.is_scaled_product(&c));  // one input
 }

@@ -107,9 +107,9 @@ TEST(TraJoinAggregate, GemmAddsIntoTheGroupsAccumulator) {
 }
 
 TEST(TraJoinAggregate, WithoutAGemmTheFoldIsTheSameToTheLastBit) {
-  // "* 1": the same contraction on the loop path, no in-place add; members are
+  // "+ 0": the same contraction on the loop path, no in-place add; members are
   // folded in Σ's order, so the result is identical.
-  const IaNode j = join_node("C[i,k] = sum_j X[i,j] * Y[j,k] * 1");
+  const IaNode j = join_node("C[i,k] = sum_j X[i,j] * Y[j,k] + 0");
   ASSERT_FALSE(j.join_add);
   expect_streaming_agrees(j, agg_node(einsum::AggOp::Sum, {0, 2}), 0, 2);
   // A GEMM join under a max: the in-place add does not apply; folded apart.

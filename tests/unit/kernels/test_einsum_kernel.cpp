@@ -96,7 +96,7 @@ void expect_sum_of_products_close(const Case& c) {
   for (const auto& l : c.st.agg_labels) k *= static_cast<double>(c.extent.at(l));
   ASSERT_EQ(c.got.shape, c.want.shape);
   for (size_t i = 0; i < c.want.v.size(); ++i) {
-    const double tol = 2.0 * k * DBL_EPSILON * bound.v[i];
+    const double tol = 2.0 * k * DBL_EPSILON * std::fabs(bound.v[i]);  // fabs: a negative constant factor
     ASSERT_NEAR(c.got.v[i], c.want.v[i], tol) << "element " << i << " of " << c.st.text;
   }
 }
@@ -121,10 +121,21 @@ TEST(TraEinSumKernel, MatmulGemmPath) {
 }
 
 TEST(TraEinSumKernel, MatmulLoopPath) {
-  // "* 1" makes ⊗ not a bare product: the same contraction runs as a loop.
+  // "+ 0" makes ⊗ not a scaled product: the same contraction runs as a loop.
   const std::map<std::string, tra::Index> e{{"i", 7}, {"j", 13}, {"k", 5}};
-  ASSERT_FALSE(uses_gemm("C[i,k] = sum_j A[i,j] * B[j,k] * 1", e));
-  expect_sum_of_products_close(run("C[i,k] = sum_j A[i,j] * B[j,k] * 1", e));
+  ASSERT_FALSE(uses_gemm("C[i,k] = sum_j A[i,j] * B[j,k] + 0", e));
+  expect_sum_of_products_close(run("C[i,k] = sum_j A[i,j] * B[j,k] + 0", e));
+}
+
+TEST(TraEinSumKernel, ScaledProductsRunAsGemmWithAlpha) {
+  // Attention's scores Q K^T / sqrt(d) and other constant multiples of a
+  // product are GEMMs; the constant becomes alpha.
+  const std::map<std::string, tra::Index> e{{"i", 7}, {"j", 13}, {"k", 5}};
+  for (const char* text : {"C[i,k] = sum_j A[i,j] * B[j,k] / sqrt(8)", "C[i,k] = sum_j -0.5 * A[i,j] * B[j,k]",
+                           "C[i,k] = sum_j (A[i,j] / 4) * (3 * B[k,j])", "C[i,k] = sum_j A[i,j] * B[j,k] * 1"}) {
+    ASSERT_TRUE(uses_gemm(text, e)) << text;
+    expect_sum_of_products_close(run(text, e));
+  }
 }
 
 TEST(TraEinSumKernel, TransposedOperands) {
@@ -307,9 +318,11 @@ TEST(TraCombine, ZipElementsIsTheKernelsElementwiseOp) {
 
 TEST(TraEinSumKernel, GemmAddsIntoAnExistingChunk) {
   // z += x·y with beta = 1, against z0 + (the kernel's own product), for a
-  // plain and a batched contraction; an output the GEMM must permute cannot.
+  // plain, a scaled and a batched contraction; an output the GEMM must permute
+  // cannot.
   const std::map<std::string, tra::Index> e{{"b", 2}, {"i", 5}, {"j", 7}, {"k", 4}};
-  for (const char* text : {"C[i,k] = sum_j A[i,j] * B[j,k]", "C[b,i,k] = sum_j A[b,i,j] * B[j,k,b]"}) {
+  for (const char* text : {"C[i,k] = sum_j A[i,j] * B[j,k]", "C[i,k] = sum_j A[i,j] * B[j,k] / 4",
+                           "C[b,i,k] = sum_j A[b,i,j] * B[j,k,b]"}) {
     const einsum::EinSum st = einsum::parse_einsum(text, {"test", 1, 1});
     const kernels::EinSumKernel k(st, e);
     ASSERT_TRUE(k.adds_into()) << text;
@@ -324,5 +337,5 @@ TEST(TraEinSumKernel, GemmAddsIntoAnExistingChunk) {
     for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(got[i], ref[i], 2.0 * 8 * DBL_EPSILON * 8) << text << " element " << i;
   }
   EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("C[k,i] = sum_j A[i,j] * B[j,k]", {"test", 1, 1}), e).adds_into());
-  EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("C[i,k] = sum_j A[i,j] * B[j,k] * 1", {"test", 1, 1}), e).adds_into());
+  EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("C[i,k] = sum_j A[i,j] * B[j,k] + 0", {"test", 1, 1}), e).adds_into());
 }
