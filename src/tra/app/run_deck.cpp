@@ -65,7 +65,13 @@ std::string partitioning_text(const logical::Lowering& low) {
       os << (first ? "" : ", ") << label << ": " << parts;
       first = false;
     }
-    os << "}" << (r.from_deck.count(stmt) ? "  (set in the deck)" : "") << "\n";
+    os << "}" << (r.from_deck.count(stmt) ? "  (set in the deck)" : "");
+    if (auto s = r.aggregated_in_parts.find(stmt); s != r.aggregated_in_parts.end()) {
+      os << "  (";
+      for (size_t i = 0; i < s->second.size(); ++i) os << (i ? ", " : "") << s->second[i];
+      os << ": split as its operand is, aggregated in parts)";
+    }
+    os << "\n";
     auto c = r.cost.find(stmt);
     if (c == r.cost.end()) continue;
     os << "      cost: join " << floats(c->second.join) << " + agg " << floats(c->second.agg);

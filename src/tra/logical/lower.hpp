@@ -32,6 +32,9 @@ struct DecompositionReport {
   Index overdecomposition = 1;
   std::vector<std::string> methods;   // per planning round, where it starts and how it searched (a statement reading a TRA output starts a new round)
   std::set<std::string> from_deck;    // statements whose d the deck sets
+  // Per statement, the summed labels whose d follows its operand's finer
+  // chunks (partial results aggregated instead of the operand re-chunked).
+  std::map<std::string, std::vector<std::string>> aggregated_in_parts;
   std::map<std::string, decomp::StatementCost> cost;  // statement output -> its terms
   double total = 0;
 };

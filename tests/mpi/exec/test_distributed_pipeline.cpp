@@ -163,7 +163,27 @@ graph:
 run:
   partitioning:
     C: {i: 2, b: 2, j: 2, k: 1}
-)yaml", dot_tolerance(48, 1, 1))));
+)yaml", dot_tolerance(48, 1, 1)),
+        // Sums and a max over labels their operand holds split finer than
+        // their d: aggregated in parts (logical/lower.cpp), also from a deck
+        // input whose chunks the deck fixes.
+        std::make_pair(R"yaml(
+tensors:
+  - {name: X, shape: [8, 16], source: "uniform(-1, 1, 11)", chunk: [4, 2]}
+graph:
+  - "h[n,e] = X[n,e] * 2"
+  - "dist[n] = sum_e h[n,e]"
+  - "top[n] = max_e h[n,e] - 1"
+  - "all = sum_{n,e} h[n,e]"
+  - "rows[n] = sum_e X[n,e]"
+run:
+  partitioning:
+    h: {n: 2, e: 4}
+    dist: {n: 2}
+    top: {n: 1}
+    all: {n: 1}
+    rows: {n: 2, e: 2}
+)yaml", dot_tolerance(128, 2, 1))));
 
 }  // namespace
 }  // namespace tra
