@@ -60,8 +60,9 @@ struct ScalarProgram {
   static constexpr int kBlock = 256;
   void eval_block(const Scalar* a, const Scalar* b, Scalar* out, int n) const;
 
-  // True when the program is exactly in0 * in1 (either order): a contraction,
-  // which runs as GEMM.
+  // True when the program is exactly in0 * in1 (either order), as the parser
+  // writes a bare product. The kernels ask is_scaled_product, which also
+  // accepts a constant factor.
   bool is_product() const;
   // True when the program is c * in0 * in1 for a constant c, however written
   // ("x * y / sqrt(8)", "0.5 * x * y", "-(x * y)"): a contraction that runs as
