@@ -69,10 +69,12 @@ LabelingCandidate candidate(const std::string& partitioner, const physical::Opti
   return c;
 }
 
-// Strictly fewer floats moved or read again; ties keep the earlier, EinDecomp's
-// first. (The time estimate is no tie-break: with the built-in rates it ranks
-// SQRT's labeling of the square chain at 2 ranks first, and it runs 25% slower.)
-bool better(const LabelingCandidate& a, const LabelingCandidate& b) { return a.floats() < b.floats(); }
+// A strictly lower time estimate (then fewer floats moved); ties keep the
+// earlier, EinDecomp's first. The estimate, not the floats, decides: two
+// labelings that move the same floats may leave very different work on the
+// busiest rank (an element loop run on the one rank that holds its input
+// while the others wait), and a replicated read costs its reading time there.
+bool better(const LabelingCandidate& a, const LabelingCandidate& b) { return a.cost.better_than(b.cost); }
 
 }  // namespace
 
@@ -122,7 +124,7 @@ std::string candidates_text(const PlannedDeck& p) {
   std::ostringstream os;
   if (!p.check_note.empty()) os << "  " << p.check_note << "\n";
   if (p.candidates.empty()) return os.str();
-  os << "  labelings checked by their optimized IA plans (fewest floats moved or read on more than one rank; ties keep the first):\n";
+  os << "  labelings checked by their optimized IA plans (lowest estimated time; ties keep the first):\n";
   for (const auto& c : p.candidates) {
     os << "   " << (c.chosen ? "* " : "  ") << c.partitioner << std::string(c.partitioner.size() < 15 ? 15 - c.partitioner.size() : 0, ' ') << " ";
     if (!c.same_as.empty()) os << "the same d's as " << c.same_as << "\n";

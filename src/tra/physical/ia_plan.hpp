@@ -120,8 +120,12 @@ struct IaNode {
   einsum::AggOp fold = einsum::AggOp::None;
   ArrayFn finish;
   bool agg_decomposable = false;           // LocalAgg: ⊕ may run in two phases (R2-5)
-  std::vector<int> base_keys_left, base_keys_right;  // LocalJoin: the join as first compiled,
-  KeyFn base_out_key;                                 //   before a join strategy extended its keys
+  // LocalJoin: the join as first compiled, before a join strategy extended
+  // its keys; kept once a strategy was applied (has_base), since an outer
+  // product's join keys are empty.
+  bool has_base = false;
+  std::vector<int> base_keys_left, base_keys_right;
+  KeyFn base_out_key;
   bool replica = false;                    // LocalMap: a join strategy's replication (stripped by the next one)
   KeyPredicate predicate;                  // LocalFilter
   // LocalMap, one tuple to one: λ(keyMapFunc, arrayMapFunc); composable (R1-2, R1-4, R1-7).

@@ -119,9 +119,23 @@ class Inference {
     }
     for (int i : n.inputs) {
       const IaNode& x = p_.node(i);
-      if (x.scattered && n.kind != IaNode::Kind::Shuffle && n.kind != IaNode::Kind::LocalAgg && n.invalid.empty())
+      if (!x.scattered || n.kind == IaNode::Kind::Shuffle || !n.invalid.empty()) continue;
+      if (n.kind != IaNode::Kind::LocalAgg)
         n.invalid = "reads partial aggregates (p" + std::to_string(name_[static_cast<size_t>(i)]) + ") that were never combined";
+      else if (!combines(n, x))
+        n.invalid = "aggregates partial aggregates (p" + std::to_string(name_[static_cast<size_t>(i)]) + ") with another ⊕ or after a map";
     }
+  }
+
+  // Whether aggregation n may add up the partial aggregates x (a key on
+  // several sites): only the second phase of the same element-wise ⊕ can, and
+  // only when no map was composed into the first (R1-4's map runs on whole
+  // groups; composed into the second phase it does).
+  bool combines(const IaNode& n, const IaNode& x) const {
+    const IaNode* partial = &x;
+    while (partial->kind == IaNode::Kind::Shuffle) partial = &in(*partial);
+    return partial->kind == IaNode::Kind::LocalAgg && partial->agg_decomposable && n.fold != einsum::AggOp::None &&
+           n.fold == partial->fold;
   }
 
   const IaNode& in(const IaNode& n, size_t k = 0) const { return p_.node(n.inputs.at(k)); }

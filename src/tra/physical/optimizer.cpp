@@ -306,6 +306,16 @@ std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrat
   t.infer();
   h.edited(t);
   if (edits) edits->push_back(std::move(t));
+  // Aggregations downstream left partial by the move get their shuffles
+  // back, one level of the plan at a time (a regrouped aggregation may move
+  // the groups of the next).
+  for (size_t round = 0; round < h.plan.nodes.size(); ++round) {
+    Trial r(h, j);
+    if (regroup_partial_aggregations(h.plan, h.order).empty()) break;
+    r.infer();
+    h.edited(r);
+    if (edits) edits->push_back(std::move(r));
+  }
   const std::string invalid = invalid_reason(h.plan, h.order);
   if (!invalid.empty()) return invalid;
   h.cost = search.cost(h);

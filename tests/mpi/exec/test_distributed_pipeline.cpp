@@ -24,14 +24,17 @@ struct Outcome {
   Index predicted = 0, measured = 0;
 };
 
-// Runs the Table-1 plan, or the optimizer's choice with every tensor kept.
-Outcome run_on(const comm::Communicator& c, const io::Workflow& wf, bool optimized) {
+// Runs the Table-1 plan, or the optimizer's choice with every tensor kept
+// (with every join that feeds an aggregation forced to `strategy`, or auto).
+Outcome run_on(const comm::Communicator& c, const io::Workflow& wf, bool optimized, const std::string& strategy = "auto") {
   const auto low = logical::lower(wf, c.size());
   physical::IaPlan ia = physical::compile(low.plan, c.size());
   if (optimized) {
     ia.roots.clear();
     for (const auto& [name, node] : low.tensor_node) ia.roots.push_back(ia.tra_to_ia[static_cast<size_t>(node)]);
-    ia = physical::optimize(ia, {}).chosen;
+    physical::OptimizerOptions options;
+    options.strategy = strategy;
+    ia = physical::optimize(ia, options).chosen;
   }
   std::set<int> keep;
   for (const auto& [name, node] : low.tensor_node) keep.insert(ia.tra_to_ia[static_cast<size_t>(node)]);
@@ -67,10 +70,11 @@ void expect_close(const Dense& a, const Dense& b, double tol, const std::string&
 
 class Pipeline : public ::testing::TestWithParam<std::pair<const char*, double>> {};
 
-void check_deck(const char* text, double tol, bool optimized) {
+void check_deck(const char* text, double tol, bool optimized, const std::string& strategy = "auto") {
+  SCOPED_TRACE("strategy " + strategy);
   const io::Workflow wf = io::parse_deck(text, "case.yaml", "");
   comm::Communicator world;
-  const Outcome dist = run_on(world, wf, optimized);
+  const Outcome dist = run_on(world, wf, optimized, strategy);
   EXPECT_EQ(dist.predicted, dist.measured) << "placement is deterministic: prediction must equal measurement";
 
   // The same deck on one rank: split the world into single-rank communicators.
@@ -79,7 +83,7 @@ void check_deck(const char* text, double tol, bool optimized) {
   Outcome one;
   {
     comm::Communicator solo(self);
-    one = run_on(solo, wf, optimized);
+    one = run_on(solo, wf, optimized, strategy);
   }
   MPI_Comm_free(&self);
   EXPECT_EQ(one.measured, 0);
@@ -94,6 +98,11 @@ void check_deck(const char* text, double tol, bool optimized) {
 
 TEST_P(Pipeline, TableOnePlanMatchesReferenceAndOneRank) { check_deck(GetParam().first, GetParam().second, false); }
 TEST_P(Pipeline, OptimizedPlanMatchesReferenceAndOneRank) { check_deck(GetParam().first, GetParam().second, true); }
+// Every strategy family a user may force gives the same results (a family that
+// does not apply to a join falls back to the cheapest plan).
+TEST_P(Pipeline, ForcedStrategiesMatchReferenceAndOneRank) {
+  for (const char* family : {"bmm", "cmm", "rmm", "2d", "mixed"}) check_deck(GetParam().first, GetParam().second, true, family);
+}
 
 // Inputs are uniform in [-1, 1]: |x|, |y| <= 1.
 INSTANTIATE_TEST_SUITE_P(
@@ -183,7 +192,42 @@ run:
     top: {n: 1}
     all: {n: 1}
     rows: {n: 2, e: 2}
-)yaml", dot_tolerance(128, 2, 1))));
+)yaml", dot_tolerance(128, 2, 1)),
+        // Joins with no shared label (outer products), as a sum of a general
+        // ⊗ and as a product: planning crashed on them (IndexVector::at).
+        std::make_pair(R"yaml(
+tensors:
+  - {name: Y, shape: [6, 11, 5], chunk: [6, 1, 5], source: "uniform(-1, 1, 12)"}
+  - {name: T, shape: [6, 4], chunk: [2, 4], source: "normal(0, 1, 13)"}
+  - {name: Z, shape: [6, 11], source: "uniform(-1, 1, 14)"}
+  - {name: U, shape: [4], source: "uniform(-1, 1, 15)"}
+graph:
+  - "A = sum Y[s,y,v] / (1 + abs(T[j,z]))"
+  - "O[s,y,j] = Z[s,y] * U[j]"
+run:
+  partitioning:
+    O: {s: 2, j: 2}
+)yaml", dot_tolerance(6 * 11 * 5 * 6 * 4, 1, 1)),
+        // Every statement split on n only (TRA §6.2's Opt4Horizontal layout):
+        // the rows never need to move, but R2-4 applied before the join
+        // strategies used to close off every distributed plan.
+        std::make_pair(R"yaml(
+tensors:
+  - {name: X, shape: [16, 20], source: "uniform(-1, 1, 74)"}
+  - {name: q, shape: [20], source: "uniform(-1, 1, 75)"}
+  - {name: A, shape: [20, 20], source: "uniform(-1, 1, 76)"}
+graph:
+  - "diff[n,d] = X[n,d] - q[d]"
+  - "proj[n,e] = sum_d diff[n,d] * A[d,e]"
+  - "h[n,e] = proj[n,e] * diff[n,e]"
+  - "dist[n] = sum_e h[n,e]"
+  - "best = min_n dist[n]"
+run:
+  partitioning: {diff: {n: 4}, proj: {n: 4}, h: {n: 4}, dist: {n: 4}, best: {n: 4}}
+)yaml", 
+                       // proj errs by at most dot_tolerance(20, 2, 1), h by twice that,
+                       // and dist adds 20 of them with its own rounding.
+                       40 * dot_tolerance(20, 2, 1) + dot_tolerance(20, 80, 1))));
 
 }  // namespace
 }  // namespace tra

@@ -67,20 +67,25 @@ TEST(PlanDeck, SquareChainOnFourRanksTakesTheLabelingThatMovesLeast) {
   EXPECT_EQ(p.output_nodes[0], p.optimized.chosen.roots[0]);
 }
 
-TEST(PlanDeck, TiesKeepEinDecompsLabeling) {
+TEST(PlanDeck, SquareChainOnTwoRanksTakesTheLowestEstimate) {
   // On 2 ranks EinDecomp's labeling of the square chain reads A, C and D on
-  // both ranks, SQRT's moves as many floats: EinDecomp's stays.
+  // both ranks and moves nothing, SQRT's moves as many floats as those extra
+  // reads: the time estimate decides (SQRT's reads less on the busiest rank).
   const io::Workflow wf = io::parse_deck(square_chain(), "chain.yaml", "");
   const PlannedDeck p = plan_deck(wf, 2, {});
   ASSERT_FALSE(p.candidates.empty());
   EXPECT_EQ(p.candidates[0].floats(), 3 * kMatrix);
+  EXPECT_EQ(p.candidates[0].cost.floats_moved, 0);
   EXPECT_EQ(named(p, "sqrt").floats(), 3 * kMatrix);
-  EXPECT_TRUE(p.candidates[0].chosen);
-  EXPECT_EQ(p.lowering.decomposition.partitioner, "eindecomp");
+  int chosen = 0;
+  for (const auto& c : p.candidates) {
+    chosen += c.chosen;
+    if (c.same_as.empty()) EXPECT_LE(p.optimized.cost.seconds, c.cost.seconds) << c.partitioner;
+  }
+  EXPECT_EQ(chosen, 1);
   // Model-parallel's d's are EinDecomp's here (every product split by
   // columns): recognised before optimizing, not counted twice.
   EXPECT_EQ(named(p, "model-parallel").same_as, "eindecomp");
-  EXPECT_EQ(named(p, "model-parallel").floats(), 0);
 }
 
 TEST(PlanDeck, NoCheckWhenDisabledPinnedOrAnotherPartitioner) {

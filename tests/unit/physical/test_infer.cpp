@@ -74,3 +74,39 @@ TEST(Infer, AJoinOfRelationsThatDoNotMeetIsInvalid) {
   tra::physical::infer(p);
   EXPECT_TRUE(tra::physical::invalid_reason(p).empty()) << tra::physical::invalid_reason(p);
 }
+
+TEST(Infer, PartialAggregatesCombineOnlyUnderTheirOwnSum) {
+  const std::string deck =
+      "tensors:\n"
+      "  - {name: X, shape: [4, 4], source: \"uniform(-1, 1, 1)\"}\n"
+      "graph:\n"
+      "  - \"S[i] = sum_j X[i,j]\"\n"
+      "run:\n"
+      "  partitioning:\n"
+      "    S: {i: 2, j: 2}\n";
+  const auto wf = tra::io::parse_deck(deck, "deck.yaml", "");
+  const auto low = tra::logical::lower(wf, 2);
+  IaPlan p = tra::physical::compile(low.plan, 2);
+  const int agg = p.tra_to_ia[static_cast<size_t>(low.tensor_node.at("S"))];
+  ASSERT_EQ(p.node(agg).kind, IaNode::Kind::LocalAgg);
+  ASSERT_EQ(p.node(p.node(agg).inputs[0]).kind, IaNode::Kind::Shuffle);
+  // Aggregate where the blocks are (Part<0,1>: the two j-blocks of a row on
+  // two sites): S is left as partial sums, then shuffled and combined by a
+  // second aggregation, the second phase of R2-5.
+  p.node(agg).inputs = p.node(p.node(agg).inputs[0]).inputs;
+  for (auto& n : p.nodes)
+    if (n.kind == IaNode::Kind::Scan) n.placement = tra::Placement{tra::Placement::Kind::Part, {0, 1}, {}};
+  IaNode second = p.node(agg);
+  second.inputs = {tra::physical::add_node(p, tra::physical::make_shuffle(agg, {0}))};
+  second.group_by = {0};
+  const int fin = tra::physical::add_node(p, second);
+  p.roots = {fin};
+  tra::physical::normalize(p);
+  tra::physical::infer(p);
+  EXPECT_TRUE(tra::physical::invalid_reason(p).empty()) << tra::physical::invalid_reason(p);
+  // The maximum of partial sums is not the maximum of the sums.
+  for (auto& n : p.nodes)
+    if (n.kind == IaNode::Kind::LocalAgg && n.inputs.size() == 1 && p.node(n.inputs[0]).kind == IaNode::Kind::Shuffle) n.fold = tra::einsum::AggOp::Max;
+  tra::physical::infer(p);
+  EXPECT_NE(tra::physical::invalid_reason(p).find("another ⊕"), std::string::npos) << tra::physical::invalid_reason(p);
+}

@@ -28,8 +28,8 @@ struct Geometry {
 Geometry geometry(const IaPlan& p, int join) {
   const IaNode& j = p.node(join);
   Geometry g;
-  g.keys_left = j.base_keys_left.empty() ? j.keys_left : j.base_keys_left;
-  g.keys_right = j.base_keys_left.empty() ? j.keys_right : j.base_keys_right;
+  g.keys_left = j.has_base ? j.base_keys_left : j.keys_left;
+  g.keys_right = j.has_base ? j.base_keys_right : j.keys_right;
   const IaNode& a = p.node(stripped(p, j.inputs[0]));
   const IaNode& b = p.node(stripped(p, j.inputs[1]));
   g.kl = a.type.key_arity();
@@ -56,7 +56,7 @@ Geometry geometry(const IaPlan& p, int join) {
 // one follows (through a shuffle) and the join's keys are its natural ones.
 std::vector<int> aggregated_dims(const IaPlan& p, int join, const Geometry& g) {
   const IaNode& j = p.node(join);
-  if (!(j.base_keys_left.empty() ? j.out_key.identity() : j.base_out_key.identity())) return {};
+  if (!(j.has_base ? j.base_out_key : j.out_key).identity()) return {};
   const auto users = consumers(p);
   std::vector<int> frontier = users[static_cast<size_t>(join)];
   for (size_t step = 0; step < 3 && frontier.size() == 1; ++step) {
@@ -120,7 +120,8 @@ std::vector<JoinStrategy> join_strategies(const IaPlan& p, int join) {
 void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
   {
     IaNode& j = p.node(join);
-    if (j.base_keys_left.empty()) {
+    if (!j.has_base) {
+      j.has_base = true;
       j.base_keys_left = j.keys_left;
       j.base_keys_right = j.keys_right;
       j.base_out_key = j.out_key;
@@ -227,6 +228,28 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
     for (int& i : p.node(u).inputs)
       if (i == join) i = sh;
   }
+}
+
+std::vector<int> regroup_partial_aggregations(IaPlan& p, const std::vector<int>& order) {
+  std::vector<std::vector<int>> users(p.nodes.size());
+  for (int i : order)
+    for (int x : p.node(i).inputs) users[static_cast<size_t>(x)].push_back(i);
+  std::vector<bool> root(p.nodes.size(), false);
+  for (int r : p.roots) root[static_cast<size_t>(r)] = true;
+  std::vector<int> regrouped;
+  for (int a : order) {
+    const IaNode& n = p.node(a);
+    if (n.kind != Kind::LocalAgg || !n.scattered || p.node(n.inputs[0]).kind == Kind::Shuffle) continue;
+    // The first phase of a two-phase aggregation is meant to be partial: it
+    // feeds only the shuffle to its second phase.
+    bool first_phase = !root[static_cast<size_t>(a)];
+    for (int u : users[static_cast<size_t>(a)]) first_phase = first_phase && p.node(u).kind == Kind::Shuffle;
+    if (first_phase) continue;
+    const int sh = add_node(p, make_shuffle(n.inputs[0], n.group_by));
+    p.node(a).inputs = {sh};
+    regrouped.push_back(a);
+  }
+  return regrouped;
 }
 
 }  // namespace tra::physical

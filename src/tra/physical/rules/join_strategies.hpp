@@ -46,4 +46,13 @@ std::vector<JoinStrategy> join_strategies(const IaPlan& plan, int join);
 // broadcasts, shuffles and replications are undone first.
 void apply_join_strategy(IaPlan& plan, int join, const JoinStrategy& s);
 
+// A strategy moves a join's result, and with it every relation computed from
+// it: an aggregation downstream that R2-4 let run in place under the old
+// placement may now see its groups split over sites and leave partial
+// aggregates. Such aggregations (among the inferred nodes in `order`) get
+// their Table-1 shuffle back, Shuf(groupBy) in front of them, so that no
+// earlier rewrite closes off a strategy; R2-4 and R2-5 settle them again.
+// Returns the aggregations given a shuffle (none: nothing was left partial).
+std::vector<int> regroup_partial_aggregations(IaPlan& plan, const std::vector<int>& order);
+
 }  // namespace tra::physical

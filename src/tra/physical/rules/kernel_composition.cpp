@@ -192,7 +192,7 @@ bool map_into_join(IaPlan& p, int at) {
     j.join_add = nullptr;
   }
   j.out_key = compose(m.key_map, j.out_key);
-  if (!j.base_keys_left.empty()) j.base_out_key = compose(m.key_map, j.base_out_key);
+  if (j.has_base) j.base_out_key = compose(m.key_map, j.base_out_key);
   j.call_flops += m.call_flops;
   j.gemm = j.gemm && !fn;
   j.out_type = m.out_type;
@@ -232,7 +232,7 @@ bool distribute_map_into_join(IaPlan& p, int at) {
   j.call_flops = j.zip_flops * static_cast<double>(volume(m.out_type.chunk_shape));
   j.gemm = false;
   j.out_key = compose(m.key_map, j.out_key);
-  if (!j.base_keys_left.empty()) j.base_out_key = compose(m.key_map, j.base_out_key);
+  if (j.has_base) j.base_out_key = compose(m.key_map, j.base_out_key);
   j.out_type = m.out_type;
   j.detail = "elementwise " + j.zip_text + " of " + m.array_text + "'d inputs" +
              (m.key_map.identity() ? "" : ", keys " + m.key_map.text);

@@ -120,7 +120,7 @@ bool two_phase_aggregation(IaPlan& p, int at) {
 bool join_variant(IaPlan& p, int at, int variant) {
   const IaNode& j = p.node(at);
   if (j.kind != Kind::LocalJoin) return false;
-  if (!j.base_keys_left.empty() && j.base_keys_left != j.keys_left) return false;  // keys extended by a join strategy
+  if (j.has_base && j.base_keys_left != j.keys_left) return false;  // keys extended by a join strategy
   const int l = unmoved(p, j.inputs[0]), r = unmoved(p, j.inputs[1]);
   if (p.node(l).replica || p.node(r).replica) return false;
   auto is_move = [&](int i, Kind k, int of, const std::vector<int>& dims) {
