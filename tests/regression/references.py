@@ -117,6 +117,10 @@ def nn_wide(out, inputs):
     return nearest_neighbour(os.path.join(out, "nn_wide.h5"))
 
 
+def nn_rows(out, inputs):
+    return nearest_neighbour(os.path.join(out, "nn_rows.h5"))
+
+
 def nn_large(out, inputs):
     return nearest_neighbour(os.path.join(out, "nn_large.h5"))
 
@@ -170,6 +174,7 @@ REFERENCES = {
     "matmul_two_large.yaml": matrix_product("matmul_two_large"),
     "nn_wide.yaml": nn_wide,
     "nn_large.yaml": nn_large,
+    "nn_rows.yaml": nn_rows,
     "chain_square.yaml": chain_square,
     "chain_skewed.yaml": chain_skewed,
     "ffnn.yaml": ffnn,
