@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "tra/app/guarded_main.hpp"
@@ -41,6 +42,16 @@ int main(int argc, char** argv) {
     if (rank == 0) std::cerr << "tra-run: error: --explain=" << explain << ": expected --explain, --explain=plan or --explain=analyze" << std::endl;
     MPI_Finalize();
     return 2;
+  }
+  // An option given with an empty value is a mistake, not a request for the default.
+  for (const char* name : {"--strategy", "--partitioner", "--calibration", "--output-dir", "--disable"}) {
+    if (!app.count(name)) continue;
+    const std::vector<std::string> values = app[name]->as<std::vector<std::string>>();
+    if (std::any_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) {
+      if (rank == 0) std::cerr << "tra-run: error: " << name << " was given an empty value" << std::endl;
+      MPI_Finalize();
+      return 2;
+    }
   }
   if (app.count("--explain")) opt.explain = explain == "analyze" ? tra::app::RunOptions::Explain::Analyze : tra::app::RunOptions::Explain::Plan;
 

@@ -65,6 +65,8 @@ def main():
     cases.append(("unknown --disable", None, r"--disable R0-0: unknown rule or strategy 'R0-0'"))
     cases.append(("unknown --strategy", None, r"--strategy best: expected auto, bmm, cmm, rmm, 2d or mixed"))
     cases.append(("unknown --explain mode", None, r"--explain=why: expected --explain, --explain=plan or --explain=analyze"))
+    cases.append(("unknown empty --strategy", None, r"--strategy was given an empty value"))
+    cases.append(("unknown empty --partitioner", None, r"--partitioner was given an empty value"))
 
     passed = failed = 0
     for name, deck, pattern in cases:
@@ -76,7 +78,8 @@ def main():
             elif name.startswith("unknown "):
                 shutil.copy(os.path.join(args.cases, "..", "..", "..", "inputs", "quickstart.yaml"), folder)
                 flag = {"unknown option": ["--bogus"], "unknown --disable": ["--disable", "R0-0"],
-                        "unknown --strategy": ["--strategy", "best"], "unknown --explain mode": ["--explain=why"]}[name]
+                        "unknown --strategy": ["--strategy", "best"], "unknown --explain mode": ["--explain=why"],
+                        "unknown empty --strategy": ["--strategy", ""], "unknown empty --partitioner": ["--partitioner", ""]}[name]
                 cmd = mpi + ["quickstart.yaml"] + flag
             else:
                 cmd = mpi + ["no_such_deck.yaml"]

@@ -152,6 +152,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   const logical::Lowering& low = planned.lowering;
   const physical::Optimized& optimized = planned.optimized;
   const physical::IaPlan& ia = optimized.chosen;
+  for (const auto& note : optimized.notes) Log::warn(note);
 
   std::vector<PlannedOutput> outputs;
   for (size_t i = 0; i < wf.outputs.size(); ++i) {

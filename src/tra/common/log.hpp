@@ -15,6 +15,10 @@ struct Log {
   static void progress(const std::string& line) {
     if (rank == 0) std::cerr << "[tra] " << line << std::endl;
   }
+  // Something the user asked for that the run does otherwise (it goes on).
+  static void warn(const std::string& line) {
+    if (rank == 0) std::cerr << "tra-run: warning: " << line << std::endl;
+  }
 };
 
 }  // namespace tra

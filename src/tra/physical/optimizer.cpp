@@ -332,6 +332,15 @@ int join_of(const IaPlan& p, int tra_node) {
   return -1;
 }
 
+// Why a join can lack the plans of a family.
+std::string forced_family_missing(const std::string& family) {
+  if (family == "rmm") return "RMM partitions every label of the product, and some label has a single part";
+  if (family == "2d") return "2D partitions both kept labels, and one of them has a single part or is missing";
+  if (family == "mixed") return "mixed partitions a kept and a summed label of each input, and one of them has a single part";
+  if (family == "cmm") return "CMM partitions the summed labels, and they have a single part";
+  return "its labels have too few parts";
+}
+
 bool is_aggregating(const std::string& family) {
   return family == "BMM" || family == "CMM" || family == "RMM" || family == "2D" || family == "mixed";
 }
@@ -372,6 +381,7 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
     if (n.kind == IaNode::Kind::LocalJoin && std::find(joins.begin(), joins.end(), n.tra_node) == joins.end()) joins.push_back(n.tra_node);
   std::map<int, std::string> chosen;
   std::map<int, std::vector<Alternative>> considered;
+  std::map<int, std::string> unforced;  // joins the forced family has no plan for, and why
   for (int pass = 0; pass < 2; ++pass) {
     for (int t : joins) {
       const int j = join_of(best.plan, t);
@@ -382,7 +392,15 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
       for (const auto& s : all)
         if (search.family_allowed(s, aggregating)) allowed.push_back(s);
       if (allowed.empty()) {
-        if (pass == 0) out.notes.push_back("t" + std::to_string(t) + ": no " + options.strategy + " strategy applies; chosen automatically");
+        if (pass == 0) {
+          // Said, not silent: the user forced a family this join has no plan of.
+          std::set<std::string> families;
+          for (const auto& s : all) families.insert(s.family);
+          std::string have;
+          for (const auto& f : families) have += (have.empty() ? "" : ", ") + f;
+          unforced[t] = "--strategy " + options.strategy + ": t" + std::to_string(t) + " (" + shorten(best.plan.node(j).detail, 60) +
+                        ") has no " + options.strategy + " plan (" + forced_family_missing(options.strategy) + "; it has " + have + ")";
+        }
         for (const auto& s : all)
           if (!options.disabled.count(s.family)) allowed.push_back(s);
       }
@@ -439,6 +457,7 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
       a.chosen = chosen.count(t) && chosen[t] == a.strategy;
       out.alternatives.push_back(std::move(a));
     }
+  for (const auto& [t, why] : unforced) out.notes.push_back(why + "; it runs " + (chosen.count(t) ? chosen[t] : "as compiled") + ", the cheapest");
   out.chosen = std::move(best.plan);
   out.cost = best.cost;
   out.seconds = sw.seconds();

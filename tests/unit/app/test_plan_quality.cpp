@@ -84,5 +84,29 @@ TEST(PlanQuality, LabelingsAreComparedByEstimatedTime) {
   }
 }
 
+// Defect: --strategy rmm silently became CMM when i and k had one part.
+TEST(PlanQuality, AForcedFamilyAJoinLacksIsSaid) {
+  const std::string deck =
+      "tensors:\n"
+      "  - {name: A, shape: [64, 64], source: \"uniform(-1, 1, 1)\"}\n"
+      "  - {name: B, shape: [64, 64], source: \"uniform(-1, 1, 2)\"}\n"
+      "graph:\n"
+      "  - \"C[i,k] = sum_j A[i,j] * B[j,k]\"\n"
+      "run:\n"
+      "  partitioning:\n"
+      "    C: {i: 1, j: 4, k: 1}\n"
+      "outputs:\n  - {tensor: C, file: c.h5}\n";
+  physical::OptimizerOptions rmm;
+  rmm.strategy = "rmm";
+  const PlannedDeck p = plan(deck, 4, rmm);
+  ASSERT_EQ(p.optimized.notes.size(), 1u);
+  EXPECT_NE(p.optimized.notes[0].find("--strategy rmm: t2"), std::string::npos) << p.optimized.notes[0];
+  EXPECT_NE(p.optimized.notes[0].find("has no rmm plan"), std::string::npos) << p.optimized.notes[0];
+  EXPECT_NE(p.optimized.notes[0].find("it runs CMM P=<1>"), std::string::npos) << p.optimized.notes[0];
+  physical::OptimizerOptions cmm;
+  cmm.strategy = "cmm";
+  EXPECT_TRUE(plan(deck, 4, cmm).optimized.notes.empty());
+}
+
 }  // namespace
 }  // namespace tra::app
