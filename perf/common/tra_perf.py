@@ -16,6 +16,8 @@ NUM = r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
 # "total T s (planning P s)".
 WALL_RE = re.compile(rf"^wall ({NUM}) s: reading inputs ({NUM}) s, operators ({NUM}) s\s*$", re.M)
 TOTAL_RE = re.compile(rf"^total ({NUM}) s \(planning ({NUM}) s\)\s*$", re.M)
+# "tra-run: execute S s, G GFLOP, R GFLOP/s, F floats moved"
+EXECUTE_RE = re.compile(rf"^tra-run: execute ({NUM}) s, ({NUM}) GFLOP, ({NUM}) GFLOP/s, ([0-9]+) floats moved\s*$", re.M)
 
 
 def die(prog, msg, status=1):
@@ -114,9 +116,14 @@ class TraRun:
 
     def timings(self, out, what):
         """(wall, reading inputs, operators, planning) from a run's output."""
-        w, t = WALL_RE.findall(out), TOTAL_RE.findall(out)
-        if not w or not t:
-            die(self.prog, f"no 'wall ... s: reading inputs ... s, operators ... s' or 'total ... s (planning ... s)' line in the output of {what}")
+        w, t, e = WALL_RE.findall(out), TOTAL_RE.findall(out), EXECUTE_RE.findall(out)
+        if not w or not t or not e:
+            die(self.prog, f"no 'wall ... s: reading inputs ... s, operators ... s', 'total ... s (planning ... s)' or "
+                           f"'tra-run: execute ...' line in the output of {what}")
+        # A run that computed nothing (an empty plan) is fast, and a table of
+        # such runs measures nothing: stop.
+        if float(e[-1][2]) <= 0:  # the rate: the GFLOP of a small deck print as 0.000
+            die(self.prog, f"{what}: the engine did no work ({e[-1][1]} GFLOP at {e[-1][2]} GFLOP/s): its plan computes nothing")
         wall, read, ops = map(float, w[-1])
         return wall, read, ops, float(t[-1][1])
 

@@ -15,8 +15,11 @@ using Partitioner = io::RunOptions::Partitioner;
 // The lowered deck optimized, for the outputs the deck writes.
 PlannedDeck optimized(logical::Lowering low, const io::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
   physical::IaPlan table1 = physical::compile(low.plan, nranks);
-  // Only what is written out is needed; the optimizer drops the rest.
+  // Only what is written out is needed; the optimizer drops the rest. A
+  // deck that writes nothing computes its graph's results.
   table1.roots.clear();
+  if (wf.outputs.empty())
+    for (const std::string& sink : io::graph_sinks(wf)) table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(low.tensor_node.at(sink))]);
   for (const auto& o : wf.outputs) {
     const int tra_node = low.tensor_node.at(o.tensor);
     const auto& node = low.plan.nodes[static_cast<size_t>(tra_node)];

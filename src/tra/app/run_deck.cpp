@@ -145,6 +145,12 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   for (const auto& t : wf.tensors)
     if (auto h = std::get_if<io::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
 
+  if (wf.outputs.empty()) {
+    std::string sinks;
+    for (const auto& s : io::graph_sinks(wf)) sinks += (sinks.empty() ? "" : ", ") + s;
+    Log::warn("the deck has no outputs: computing the graph's results (" + (sinks.empty() ? std::string("none") : sinks) +
+              ") and writing nothing");
+  }
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s)");
   Stopwatch planning;
   const physical::OptimizerOptions optimizer = optimizer_options(wf, opt);

@@ -108,5 +108,24 @@ TEST(PlanQuality, AForcedFamilyAJoinLacksIsSaid) {
   EXPECT_TRUE(plan(deck, 4, cmm).optimized.notes.empty());
 }
 
+// Defect: a deck without outputs ran nothing. It computes the graph's
+// results (statement outputs no statement reads) and writes nothing.
+TEST(PlanQuality, ADeckWithoutOutputsComputesItsResults) {
+  const std::string deck =
+      "tensors:\n"
+      "  - {name: A, shape: [64, 32], source: \"uniform(-1, 1, 1)\"}\n"
+      "  - {name: B, shape: [32, 16], source: \"uniform(-1, 1, 2)\"}\n"
+      "graph:\n"
+      "  - \"C[i,k] = sum_j A[i,j] * B[j,k]\"\n"
+      "  - \"R[i,k] = relu(C[i,k])\"\n"
+      "  - \"S[i] = sum_k C[i,k]\"\n";
+  const PlannedDeck p = plan(deck, 2);
+  const io::Workflow wf = io::parse_deck(deck, "deck.yaml", "");
+  EXPECT_EQ(io::graph_sinks(wf), (std::vector<std::string>{"R", "S"}));
+  EXPECT_EQ(p.optimized.chosen.roots.size(), 2u);
+  // Every flop of the graph: the product (2 * 64 * 32 * 16), relu and the row sums.
+  EXPECT_GE(p.optimized.cost.flops, 2.0 * 64 * 32 * 16);
+}
+
 }  // namespace
 }  // namespace tra::app

@@ -1,5 +1,7 @@
 #include "tra/io/deck/workflow.hpp"
 
+#include <set>
+
 #include <sstream>
 
 namespace tra::io {
@@ -39,6 +41,24 @@ const TensorDecl* Workflow::find_tensor(const std::string& name) const {
 const std::string& statement_output(const Statement& s) {
   if (auto e = std::get_if<einsum::EinSum>(&s)) return e->output.name;
   return std::get<TraStatement>(s).output;
+}
+
+std::vector<std::string> statement_inputs(const Statement& s) {
+  std::vector<std::string> names;
+  if (auto e = std::get_if<einsum::EinSum>(&s))
+    for (const auto& in : e->inputs) names.push_back(in.name);
+  else names.push_back(std::get<TraStatement>(s).input);
+  return names;
+}
+
+std::vector<std::string> graph_sinks(const Workflow& wf) {
+  std::set<std::string> read;
+  for (const auto& s : wf.graph)
+    for (auto& name : statement_inputs(s)) read.insert(std::move(name));
+  std::vector<std::string> sinks;
+  for (const auto& s : wf.graph)
+    if (!read.count(statement_output(s))) sinks.push_back(statement_output(s));
+  return sinks;
 }
 
 const SourceLoc& statement_loc(const Statement& s) {

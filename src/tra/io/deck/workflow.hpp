@@ -94,5 +94,9 @@ struct Workflow {
 
 const std::string& statement_output(const Statement& s);
 const SourceLoc& statement_loc(const Statement& s);
+std::vector<std::string> statement_inputs(const Statement& s);
+// The graph's results: statement outputs no statement reads, in graph order.
+// A deck without outputs computes these (and writes nothing).
+std::vector<std::string> graph_sinks(const Workflow& wf);
 
 }  // namespace tra::io
