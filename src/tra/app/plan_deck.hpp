@@ -8,9 +8,8 @@
 // whole on every rank moves nothing) and keeps large operands in place (CMM).
 // So the same graph is also lowered with the baselines' labelings
 // (model-parallel, data-parallel, sqrt) and each is optimized; the labeling
-// whose IA plan moves the fewest floats wins, counting an input read whole on
-// several ranks as moved (its copies come over the network on a cluster); ties
-// keep EinDecomp's. On the square chain at 4 ranks EinDecomp's labeling moves
+// whose IA plan has the lowest estimated time wins (an input read whole on
+// several ranks costs its reading time there); ties keep EinDecomp's. On the square chain at 4 ranks EinDecomp's labeling moves
 // 37.7 M floats once optimized, SQRT's 25.2 M (docs/eindecomp.md).
 // The check costs one optimization per distinct labeling, so it is skipped
 // for graphs of more than kMaxCheckedStatements EinSum statements, and can be

@@ -10,16 +10,20 @@ Placement Placement::part(std::vector<int> dims, const Shape& frontier) {
   std::vector<int> kept;
   for (int d : dims)
     if (frontier.at(static_cast<size_t>(d)) > 1) kept.push_back(d);
-  return {Kind::Part, kept, {}};
+  return {Kind::Part, kept, {}, {}, {}};
+}
+
+ProcGrid Placement::grid_for(const Shape& frontier, int nsites) const {
+  if (!grid.empty()) return grid;
+  std::vector<Index> extents;
+  for (int d : dims) extents.push_back(frontier.at(static_cast<size_t>(d)));
+  return processor_grid(extents, nsites);
 }
 
 int Placement::site_of(const Key& key, const Shape& frontier, int nsites) const {
   switch (kind) {
-    case Kind::Part: {
-      Index pos = 0;
-      for (int d : dims) pos = pos * frontier[static_cast<size_t>(d)] + key[static_cast<size_t>(d)];
-      return static_cast<int>(pos % nsites);
-    }
+    case Kind::Part:
+      return grid_site(key, dims, grid.empty() ? grid_for(frontier, nsites) : grid, strides);
     case Kind::Explicit: {
       auto it = sites.find(key);
       TRA_ASSERT(it != sites.end(), "no site recorded for key " << to_string(key));
@@ -34,7 +38,7 @@ int Placement::site_of(const Key& key, const Shape& frontier, int nsites) const 
 
 bool Placement::same_as(const Placement& o) const {
   if (kind != o.kind) return false;
-  if (kind == Kind::Part) return dims == o.dims;
+  if (kind == Kind::Part) return dims == o.dims && grid == o.grid && strides == o.strides;
   if (kind == Kind::Explicit) return sites == o.sites;
   return true;
 }
@@ -46,6 +50,11 @@ std::string Placement::str() const {
   os << "Part<";
   for (size_t i = 0; i < dims.size(); ++i) os << (i ? "," : "") << dims[i];
   os << '>';
+  if (grid.size() > 1 || !strides.empty()) os << " on " << grid_str(grid);
+  if (!strides.empty() && strides != row_major_strides(grid)) {
+    os << " strides ";
+    for (size_t i = 0; i < strides.size(); ++i) os << (i ? "," : "") << strides[i];
+  }
   return os.str();
 }
 

@@ -5,15 +5,19 @@
 // a shuffle moves, and the executor's measured traffic must match.
 //
 //  * All      every tuple is on every site (after Bcast).
-//  * Part(D)  each tuple is on one site: the row-major position of key[D] in
-//             frontier[D], modulo the number of sites. Dimensions whose frontier
-//             is 1 do not change that position, so they are dropped from D.
+//  * Part(D)  each tuple is on one site: D is mapped onto a processor grid
+//             (processor_grid.hpp), the key's coordinates are key[d] mod P[d],
+//             and the site is their row-major position in the grid. The grid
+//             is given (a join strategy's choice) or the default one for the
+//             extents of D. Dimensions whose frontier is 1 do not change the
+//             site, so they are dropped from D.
 //  * Explicit each key's site listed (after a ReKey moved keys but not tuples).
 #include <map>
 #include <string>
 #include <vector>
 
 #include "tra/core/key.hpp"
+#include "tra/core/processor_grid.hpp"
 
 namespace tra {
 
@@ -22,16 +26,21 @@ struct Placement {
   Kind kind = Kind::Part;
   std::vector<int> dims;          // Part: the partitioning key dimensions
   std::map<Key, int> sites;       // Explicit: site of every key
+  ProcGrid grid;                  // Part: sites along each of dims (empty: processor_grid's default)
+  std::vector<Index> strides;     // Part: site = sum of coordinate x stride (empty: row-major over grid)
 
   static Placement all() { return {Kind::All, {}, {}}; }
   static Placement part(std::vector<int> dims, const Shape& frontier);
   static Placement explicit_sites(std::map<Key, int> sites) { return {Kind::Explicit, {}, std::move(sites)}; }
 
-  // The single site of key under Part or Explicit placement.
+  // The single site of key under Part or Explicit placement; `frontier`
+  // gives the extents the default grid is chosen for.
   int site_of(const Key& key, const Shape& frontier, int nsites) const;
+  // The grid Part placement uses for these extents (the given one, or the default).
+  ProcGrid grid_for(const Shape& frontier, int nsites) const;
   bool is_all() const { return kind == Kind::All; }
   bool same_as(const Placement& o) const;
-  std::string str() const;  // "All", "Part<0,2>", "Explicit"
+  std::string str() const;  // "All", "Part<0,2>", "Part<0,1,2> on 2x2x2", "Explicit"
 };
 
 }  // namespace tra

@@ -145,8 +145,17 @@ class Inference {
     const Shape& f = n.out_type.frontier;
     n.dist.everywhere = n.placement.is_all();
     if (n.site_grid.empty()) n.site_grid = f;
+    fix_grid(n);
     for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : n.placement.site_of(k, n.site_grid, s_)); });
     n.site_floats_in = max_of(per_site(n.dist, s_)) * volume(n.out_type.chunk_shape);
+  }
+
+  // A Part placement's processor grid, fixed the first time it is needed
+  // (like site_grid), so that every later inference and the executor place
+  // keys alike.
+  void fix_grid(IaNode& n) const {
+    if (n.placement.kind == Placement::Kind::Part && n.placement.grid.empty())
+      n.placement.grid = n.placement.grid_for(n.site_grid, s_);
   }
 
   void bcast(IaNode& n) {
@@ -167,6 +176,7 @@ class Inference {
   void shuffle(IaNode& n) {
     const IaNode& x = in(n);
     if (n.site_grid.empty()) n.site_grid = x.type.frontier;
+    fix_grid(n);
     const Placement& p = n.placement;
     const Index f = per(n);
     std::vector<Index> sent(static_cast<size_t>(s_), 0), received(static_cast<size_t>(s_), 0);

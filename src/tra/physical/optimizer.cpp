@@ -464,6 +464,8 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
   return out;
 }
 
+
+
 std::string explain(const Optimized& o) {
   std::ostringstream os;
   os << "== IA plan before optimization (TRA paper Table 1): " << o.initial_cost.str() << "\n" << o.initial.str();

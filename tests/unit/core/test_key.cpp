@@ -60,17 +60,41 @@ TEST(TraKey, ProjectAndToString) {
 }
 
 TEST(TraPlacement, PartDropsDimensionsWithFrontierOne) {
-  // Dimension 1 has frontier 1: it never changes the position, so it is dropped.
-  const Shape f{4, 1, 3};
+  // Dimension 1 has frontier 1: it never changes the site, so it is dropped.
+  const Shape f{4, 1, 4};
   const Placement p = Placement::part({0, 1, 2}, f);
   EXPECT_EQ(p.dims, (std::vector<int>{0, 2}));
   EXPECT_EQ(p.str(), "Part<0,2>");
-  // site = row-major position of key[{0,2}] in frontier[{0,2}] = [4, 3], mod sites.
-  EXPECT_EQ(p.site_of({3, 0, 2}, f, 5), (3 * 3 + 2) % 5);
-  EXPECT_EQ(p.site_of({1, 0, 1}, f, 2), (1 * 3 + 1) % 2);
+  // 4 x 4 blocks on 4 sites: a 2 x 2 grid (4 blocks a site either way, and
+  // 2 x 2 local blocks beat 1 x 4); coordinates are key mod 2 on each.
+  EXPECT_EQ(p.grid_for(f, 4), (tra::ProcGrid{2, 2}));
+  tra::for_each_key(f, [&](const Key& k) { EXPECT_EQ(p.site_of(k, f, 4), (k[0] % 2) * 2 + k[2] % 2); });
   // The same placement as one written without the dropped dimension.
   EXPECT_TRUE(p.same_as(Placement::part({0, 2}, f)));
   EXPECT_FALSE(p.same_as(Placement::part({0}, f)));
+}
+
+TEST(TraPlacement, MultiDimensionalGridsUseEveryDimension) {
+  // 10 x 10 x 10 blocks on 10 sites used to land on the site of their last
+  // index (100 i + 10 j + k = k mod 10). The voxel grids a join strategy may
+  // use give every dimension two sites or more: 2 x 2 x 2 (8 of the 10 sites).
+  EXPECT_EQ(tra::full_grids({10, 10, 10}, 10), (std::vector<tra::ProcGrid>{{2, 2, 2}}));
+  EXPECT_EQ(tra::full_grids({4, 4, 4}, 8), (std::vector<tra::ProcGrid>{{2, 2, 2}}));
+  EXPECT_EQ(tra::full_grids({4, 4}, 8), (std::vector<tra::ProcGrid>{{4, 2}, {2, 4}}));
+  EXPECT_EQ(tra::full_grids({4, 4}, 6), (std::vector<tra::ProcGrid>{{3, 2}, {2, 3}}));
+  EXPECT_EQ(tra::full_grids({4, 4, 4}, 5), (std::vector<tra::ProcGrid>{}));  // 2 x 2 x 2 needs 8
+  EXPECT_EQ(tra::full_grids({2, 8}, 10), (std::vector<tra::ProcGrid>{{2, 5}}));
+  // The default grid: the busiest site holds as few keys as can be.
+  EXPECT_EQ(tra::processor_grid({4, 4, 4}, 8), (tra::ProcGrid{2, 2, 2}));
+  EXPECT_EQ(tra::processor_grid({6, 5}, 6), (tra::ProcGrid{6, 1}));  // 5 a site; 3 x 2 would put 2 x 3 = 6
+  EXPECT_EQ(tra::processor_grid({7}, 5), (tra::ProcGrid{5}));
+  EXPECT_EQ(tra::processor_grid({3}, 5), (tra::ProcGrid{3}));
+  // Every site of a grid is used exactly by its share of keys.
+  const Shape f{4, 4, 4};
+  const Placement p = Placement::part({0, 1, 2}, f);
+  std::vector<int> count(8, 0);
+  tra::for_each_key(f, [&](const Key& k) { ++count[static_cast<size_t>(p.site_of(k, f, 8))]; });
+  EXPECT_EQ(count, std::vector<int>(8, 8));
 }
 
 TEST(TraPlacement, PartOnlyOnUnitDimensionsPutsEverythingOnSiteZero) {

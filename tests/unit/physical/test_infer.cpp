@@ -54,8 +54,9 @@ TEST(Infer, AJoinOfRelationsThatDoNotMeetIsInvalid) {
   const auto low = tra::logical::lower(wf, 2);
   IaPlan p = tra::physical::compile(low.plan, 2);
   ASSERT_TRUE(tra::physical::invalid_reason(p).empty());
-  // Drop Table 1's broadcast and read B on Part<0>: block (i, j) of A is on
-  // site (2i + j) mod 2 = j mod 2, of B on i mod 2, so (0, 1) and (1, 0) never meet.
+  // Drop Table 1's broadcast and read B on Part<1>: block (i, j) of A is on
+  // Part<0,1>, a 2 x 1 grid of the 2 sites (site i mod 2), of B on j mod 2,
+  // so (0, 1) and (1, 0) never meet.
   int join = -1;
   for (size_t i = 0; i < p.nodes.size(); ++i)
     if (p.nodes[i].kind == IaNode::Kind::LocalJoin) join = static_cast<int>(i);
@@ -64,7 +65,7 @@ TEST(Infer, AJoinOfRelationsThatDoNotMeetIsInvalid) {
   const int a = p.node(bcast).inputs[0];
   const int b = p.node(join).inputs[1];
   p.node(join).inputs[0] = a;
-  p.node(b).placement = tra::Placement{tra::Placement::Kind::Part, {0}, {}};
+  p.node(b).placement = tra::Placement{tra::Placement::Kind::Part, {1}, {}};
   tra::physical::normalize(p);
   tra::physical::infer(p);
   EXPECT_NE(tra::physical::invalid_reason(p).find("not co-located"), std::string::npos) << tra::physical::invalid_reason(p);
@@ -90,12 +91,12 @@ TEST(Infer, PartialAggregatesCombineOnlyUnderTheirOwnSum) {
   const int agg = p.tra_to_ia[static_cast<size_t>(low.tensor_node.at("S"))];
   ASSERT_EQ(p.node(agg).kind, IaNode::Kind::LocalAgg);
   ASSERT_EQ(p.node(p.node(agg).inputs[0]).kind, IaNode::Kind::Shuffle);
-  // Aggregate where the blocks are (Part<0,1>: the two j-blocks of a row on
+  // Aggregate where the blocks are (Part<1>: the two j-blocks of a row on
   // two sites): S is left as partial sums, then shuffled and combined by a
   // second aggregation, the second phase of R2-5.
   p.node(agg).inputs = p.node(p.node(agg).inputs[0]).inputs;
   for (auto& n : p.nodes)
-    if (n.kind == IaNode::Kind::Scan) n.placement = tra::Placement{tra::Placement::Kind::Part, {0, 1}, {}};
+    if (n.kind == IaNode::Kind::Scan) n.placement = tra::Placement{tra::Placement::Kind::Part, {1}, {}};
   IaNode second = p.node(agg);
   second.inputs = {tra::physical::add_node(p, tra::physical::make_shuffle(agg, {0}))};
   second.group_by = {0};

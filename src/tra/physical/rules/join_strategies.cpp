@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "tra/core/processor_grid.hpp"
 #include "tra/physical/plan_edit.hpp"
 
 namespace tra::physical {
 namespace {
 
 using Kind = IaNode::Kind;
+
+constexpr size_t kGridsPerP = 4;  // processor grids tried per set of voxel dimensions
 
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 int index_in(const std::vector<int>& v, int x) { return static_cast<int>(std::find(v.begin(), v.end(), x) - v.begin()); }
@@ -94,7 +97,7 @@ std::string JoinStrategy::name() const {
   if (keep_in_place >= 0) return family + (keep_in_place == 0 ? " keep left, broadcast right" : " keep right, broadcast left");
   std::string d;
   for (int o : P) d += (d.empty() ? "" : ",") + std::to_string(o);
-  return family + " P=<" + d + ">";
+  return family + " P=<" + d + ">" + (grid.empty() ? "" : " on " + grid_str(grid));
 }
 
 std::vector<JoinStrategy> join_strategies(const IaPlan& p, int join) {
@@ -105,14 +108,23 @@ std::vector<JoinStrategy> join_strategies(const IaPlan& p, int join) {
     if (g.frontier[o] > 1) live.push_back(static_cast<int>(o));
   std::vector<JoinStrategy> out;
   const std::string bcast = summed.empty() ? "broadcast" : "BMM";
-  out.push_back({bcast, {}, 1});
-  out.push_back({bcast, {}, 0});
+  out.push_back({bcast, {}, {}, 1});
+  out.push_back({bcast, {}, {}, 0});
   if (live.size() > 12) return out;  // 4096 subsets and more: keep the broadcast forms only
   for (unsigned mask = 1; mask < (1u << live.size()); ++mask) {
     std::vector<int> P;
     for (size_t b = 0; b < live.size(); ++b)
       if (mask & (1u << b)) P.push_back(live[b]);
-    out.push_back({family_of(P, summed, g, live), P, -1});
+    const std::string family = family_of(P, summed, g, live);
+    if (P.size() == 1) {
+      out.push_back({family, P, {}, -1});
+      continue;
+    }
+    std::vector<Index> extents;
+    for (int o : P) extents.push_back(g.frontier[static_cast<size_t>(o)]);
+    const std::vector<ProcGrid> grids = full_grids(extents, p.nsites);
+    // The most balanced few: more shapes of one P differ little.
+    for (size_t k = 0; k < grids.size() && k < kGridsPerP; ++k) out.push_back({family, P, grids[k], -1});
   }
   return out;
 }
@@ -138,21 +150,32 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
     if (s.keep_in_place == 0) nb = broadcast(b);
     else na = broadcast(a);
   } else {
+    // The voxels' processor grid over P (one dimension: min(extent, s) sites).
+    const ProcGrid pgrid = !s.grid.empty() ? s.grid : ProcGrid{std::min<Index>(g.frontier[static_cast<size_t>(s.P[0])], p.nsites)};
+    auto sites_along = [&](int o) { return pgrid[static_cast<size_t>(index_in(s.P, o))]; };
     // One side brought to the voxels' sites; `have` maps natural dims to its own.
+    // A side missing some dimensions of P is replicated over them (insertDim,
+    // duplicate): one copy per site coordinate c of each missing dimension
+    // goes to the sites of that coordinate, and there each copy becomes the
+    // keys c, c + P, c + 2P, ... that those sites hold (a local map after the
+    // move), so that no two copies of a tuple travel to the same site.
     auto place = [&](int base, const std::vector<int>& have, int arity, std::vector<int>& missing) {
       std::vector<int> dims;
       for (int o : s.P)
         if (have[static_cast<size_t>(o)] < 0) missing.push_back(o);
       if (missing.size() == s.P.size()) return broadcast(base);
       int src = base;
+      Shape coords, extents;  // per missing dimension: site coordinates, and its keys
+      for (int o : missing) {
+        coords.push_back(sites_along(o));
+        extents.push_back(g.frontier[static_cast<size_t>(o)]);
+      }
       if (!missing.empty()) {
-        Shape extra;
-        for (int o : missing) extra.push_back(g.frontier[static_cast<size_t>(o)]);
-        ExpandFn expand = [extra](const Key& k) {
+        ExpandFn expand = [coords](const Key& k) {
           std::vector<Key> out;
-          for_each_key(extra, [&](const Key& e) {
+          for_each_key(coords, [&](const Key& c) {
             Key x = k;
-            x.insert(x.end(), e.begin(), e.end());
+            x.insert(x.end(), c.begin(), c.end());
             out.push_back(std::move(x));
           });
           return out;
@@ -161,27 +184,63 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
         m.kind = Kind::LocalMap;
         m.inputs = {base};
         m.out_type = p.node(base).type;
-        m.out_type.frontier.insert(m.out_type.frontier.end(), extra.begin(), extra.end());
+        m.out_type.frontier.insert(m.out_type.frontier.end(), coords.begin(), coords.end());
         m.expand = expand;
         m.map = [expand](const Tuple& t) {
           std::vector<Tuple> out;
           for (Key& k : expand(t.key)) out.push_back({std::move(k), t.chunk});  // chunks are shared, not copied
           return out;
         };
-        m.arity = static_cast<int>(volume(extra));
+        m.arity = static_cast<int>(volume(coords));
         m.replica = true;
-        m.detail = "insertDim, duplicate x" + std::to_string(m.arity);
+        m.detail = "insertDim, duplicate x" + std::to_string(m.arity) + " (one per site coordinate)";
         src = add_node(p, std::move(m));
       }
       // Sites numbered on the voxels' grid, the same for both sides.
       Shape grid = p.node(base).type.frontier;
-      for (int o : missing) grid.push_back(g.frontier[static_cast<size_t>(o)]);
+      for (size_t t = 0; t < missing.size(); ++t) grid.push_back(coords[t]);
       for (int o : s.P) {
         const int own = have[static_cast<size_t>(o)];
         dims.push_back(own >= 0 ? own : arity + index_in(missing, o));
-        grid[static_cast<size_t>(dims.back())] = g.frontier[static_cast<size_t>(o)];
+        grid[static_cast<size_t>(dims.back())] = own >= 0 ? g.frontier[static_cast<size_t>(o)] : sites_along(o);
       }
-      return add_node(p, make_shuffle(src, dims, grid));
+      const int sh = add_node(p, make_shuffle(src, dims, grid));
+      p.node(sh).placement.grid = pgrid;  // both sides on the strategy's processor grid
+      if (missing.empty()) return sh;
+      // At its sites, coordinate c of a missing dimension stands for the keys
+      // c, c + P, ... below its extent.
+      const int first = arity;
+      ExpandFn spread = [coords, extents, first](const Key& k) {
+        std::vector<Key> out{k};
+        for (size_t t = 0; t < coords.size(); ++t) {
+          std::vector<Key> next;
+          for (const Key& x : out)
+            for (Index v = x[static_cast<size_t>(first) + t]; v < extents[t]; v += coords[t]) {
+              Key y = x;
+              y[static_cast<size_t>(first) + t] = v;
+              next.push_back(std::move(y));
+            }
+          out = std::move(next);
+        }
+        return out;
+      };
+      IaNode m;
+      m.kind = Kind::LocalMap;
+      m.inputs = {sh};
+      m.out_type = p.node(base).type;
+      m.out_type.frontier.insert(m.out_type.frontier.end(), extents.begin(), extents.end());
+      m.expand = spread;
+      m.map = [spread](const Tuple& t) {
+        std::vector<Tuple> out;
+        for (Key& k : spread(t.key)) out.push_back({std::move(k), t.chunk});
+        return out;
+      };
+      Index most = 1;
+      for (size_t t = 0; t < coords.size(); ++t) most *= (extents[t] + coords[t] - 1) / coords[t];
+      m.arity = static_cast<int>(most);
+      m.replica = true;
+      m.detail = "duplicate x" + std::to_string(m.arity) + " on each site (keys of its coordinates)";
+      return add_node(p, std::move(m));
     };
     std::vector<int> missing_left, missing_right;
     na = place(a, g.in_left, g.kl, missing_left);
@@ -219,14 +278,74 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
   // not be in place under the new one: give it back its Table-1 shuffle, and
   // let R2-4, R2-5 and R2-7 settle it again. (A first phase of R2-5 already
   // feeds a shuffle and is right under any placement.)
+  // Its groups go to a face of the voxel grid (the coordinates of the
+  // dimensions it keeps; the summed ones at 0), where one of each group's
+  // partial results already is; with no dimension of P kept, to the
+  // relation's own default placement. A two-phase aggregation (R2-5) keeps
+  // its first phase and gets a shuffle to the face before its second.
+  std::vector<int> face;  // natural dims
+  ProcGrid face_grid;
+  std::vector<Index> face_strides;
+  if (s.keep_in_place < 0 && p.node(join).base_out_key.identity()) {  // the join yields the natural voxel key
+    const ProcGrid pgrid = !s.grid.empty() ? s.grid : ProcGrid{std::min<Index>(g.frontier[static_cast<size_t>(s.P[0])], p.nsites)};
+    const std::vector<Index> strides = row_major_strides(pgrid);
+    for (size_t t = 0; t < s.P.size(); ++t) {
+      face.push_back(s.P[t]);
+      face_grid.push_back(pgrid[t]);
+      face_strides.push_back(strides[t]);
+    }
+  }
+  // The face for an aggregation grouping by `group_by`, in the numbering of
+  // `key_of` (natural dims, or their places in the group key).
+  auto on_face = [&](IaNode& sh, const std::vector<int>& group_by, bool group_key) {
+    std::vector<int> dims;
+    ProcGrid grid;
+    std::vector<Index> strides;
+    for (size_t t = 0; t < face.size(); ++t)
+      if (contains(group_by, face[t])) {
+        dims.push_back(group_key ? index_in(group_by, face[t]) : face[t]);
+        grid.push_back(face_grid[t]);
+        strides.push_back(face_strides[t]);
+      }
+    if (dims.empty()) return;
+    sh.placement = Placement{Placement::Kind::Part, dims, {}, grid, strides};
+    sh.detail = "<" + [&] {
+      std::string d;
+      for (int x : dims) d += (d.empty() ? "" : ",") + std::to_string(x);
+      return d;
+    }() + ">";
+  };
   const auto users = consumers(p);
   for (int u : users[static_cast<size_t>(join)]) {
     if (p.node(u).kind != Kind::LocalAgg) continue;
+    const std::vector<int> group_by = p.node(u).group_by;
     const auto& next = users[static_cast<size_t>(u)];
-    if (next.size() == 1 && p.node(next[0]).kind == Kind::Shuffle) continue;
-    const int sh = add_node(p, make_shuffle(join, p.node(u).group_by));
+    // R2-5's first phase feeds one shuffle whose readers are its second
+    // phase (copies of the same aggregation); an aggregation whose result
+    // the next statement shuffles is a whole one.
+    bool first_phase = next.size() == 1 && p.node(next[0]).kind == Kind::Shuffle;
+    if (first_phase)
+      for (int f : users[static_cast<size_t>(next[0])])
+        first_phase = first_phase && p.node(f).kind == Kind::LocalAgg && p.node(f).tra_node == p.node(u).tra_node;
+    if (first_phase) {
+      // R2-5's first phase: a new shuffle to the face (appended, so that the
+      // edit can be taken back), read by every second phase.
+      const int old = next[0];
+      IaNode sh = p.node(old);
+      on_face(sh, group_by, true);
+      if (sh.placement.same_as(p.node(old).placement)) continue;
+      sh.stale = true;
+      const int ns = add_node(p, std::move(sh));
+      for (int f : users[static_cast<size_t>(old)])
+        for (int& i : p.node(f).inputs)
+          if (i == old) i = ns;
+      continue;
+    }
+    IaNode sh = make_shuffle(join, group_by);
+    on_face(sh, group_by, false);
+    const int ns = add_node(p, std::move(sh));
     for (int& i : p.node(u).inputs)
-      if (i == join) i = sh;
+      if (i == join) i = ns;
   }
 }
 

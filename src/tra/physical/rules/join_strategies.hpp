@@ -34,12 +34,20 @@ namespace tra::physical {
 struct JoinStrategy {
   std::string family;      // "BMM", "CMM", "RMM", "2D", "mixed" (joins with an aggregation); "broadcast", "co-partition", "replicate"
   std::vector<int> P;      // voxel dimensions, in the join's natural output key; empty for the keep-in-place forms
+  // The processor grid the voxels of P are placed on (sites along each
+  // dimension of P, in P's order); empty for one dimension (min(extent, s)).
+  ProcGrid grid;
   int keep_in_place = -1;  // 0 / 1: that input stays where it is and the other is broadcast
-  std::string name() const;  // "BMM P=<0>", "BMM keep right"
+  std::string name() const;  // "BMM P=<0>", "BMM keep right", "RMM P=<0,1,2> on 2x2x2"
 };
 
 // The strategies that apply to the LocalJoin at `join` (dimensions with a
 // frontier of 1 are left out of P: partitioning on them changes nothing).
+// A P of several dimensions is tried on each processor grid that gives every
+// one of them two sites or more (full_grids): for a matmul on 8 sites, RMM
+// on 2x2x2 is the 3D algorithm; on 2x2x2 with 16 sites a 2.5D one would use
+// 2x2x4. A P no such grid fits is not tried (it would partition some
+// dimension of it on one site, which a smaller P does).
 std::vector<JoinStrategy> join_strategies(const IaPlan& plan, int join);
 
 // Rewrites the join's inputs (and its keys) to `s`; any earlier strategy's

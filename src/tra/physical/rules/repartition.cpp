@@ -82,9 +82,16 @@ bool aggregate_in_place(IaPlan& p, int at) {
 
 // R2-5: Σ(g)(Shuf(d)(R)) ≡ Σ(g)(Shuf(d)(Σ(g)(R))): aggregate on every site
 // first, so that only one partial result per group and site moves.
+//
+// An aggregation R1-4 composed a map into (agg = finish ∘ fold) splits too:
+// the first phase only folds, the second folds the partial results and then
+// runs the map once per group, as before. (Without this, a map composed
+// early would close off every placement that splits groups.)
 bool two_phase_aggregation(IaPlan& p, int at) {
   const IaNode& a = p.node(at);
-  if (a.kind != Kind::LocalAgg || !a.agg_decomposable || p.node(input(p, at)).kind != Kind::Shuffle) return false;
+  if (a.kind != Kind::LocalAgg || p.node(input(p, at)).kind != Kind::Shuffle) return false;
+  const bool composed = !a.agg_decomposable;
+  if (composed && (a.fold == einsum::AggOp::None || !a.finish)) return false;
   const int r = input(p, input(p, at));
   const IaNode& rn = p.node(r);
   if (rn.kind == Kind::LocalAgg && rn.agg_decomposable && rn.scattered) return false;  // already split
@@ -100,13 +107,25 @@ bool two_phase_aggregation(IaPlan& p, int at) {
     dims.push_back(static_cast<int>(it - a.group_by.begin()));
     grid[static_cast<size_t>(dims.back())] = sh.site_grid.at(static_cast<size_t>(d));
   }
+  const ProcGrid procs = sh.placement.grid;  // the same sites (dims kept in the shuffle's order)
+  const std::vector<Index> strides = sh.placement.strides;
   IaNode partial = a;  // a copy: `a` dangles once nodes are added
   partial.inputs = {r};
   partial.detail = a.detail + " (partial)";
+  if (composed) {  // the fold alone; its results keep the members' chunk shape
+    partial.agg = logical::elementwise(a.fold);
+    partial.finish = {};
+    partial.call_flops = 0;
+    partial.agg_decomposable = true;
+    partial.out_type.chunk_shape = rn.type.chunk_shape;
+    partial.detail = "<fold " + std::string(einsum::agg_name(a.fold)) + "> (partial of " + a.detail + ")";
+  }
   std::vector<int> all(a.group_by.size());
   const int np = add_node(p, std::move(partial));
   std::iota(all.begin(), all.end(), 0);
   const int ns = add_node(p, make_shuffle(np, dims, grid));
+  p.node(ns).placement.grid = procs;
+  p.node(ns).placement.strides = strides;
   IaNode final_agg = p.node(at);
   final_agg.inputs = {ns};
   final_agg.group_by = all;
