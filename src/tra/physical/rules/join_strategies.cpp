@@ -91,6 +91,32 @@ std::string family_of(const std::vector<int>& P, const std::vector<int>& summed,
   return any_summed ? "mixed" : "2D";
 }
 
+// A join strategy's replication: a LocalMap from each tuple of `in` to the
+// keys `expand` makes of its key (the chunk shared, not copied), of type
+// `out`; stripped by the next strategy.
+int add_replica(IaPlan& p, int in, RelType out, const ExpandFn& expand, int arity, std::string detail) {
+  IaNode m;
+  m.kind = Kind::LocalMap;
+  m.inputs = {in};
+  m.out_type = std::move(out);
+  m.expand = expand;
+  m.map = [expand](const Tuple& t) {
+    std::vector<Tuple> out;
+    for (Key& k : expand(t.key)) out.push_back({std::move(k), t.chunk});
+    return out;
+  };
+  m.arity = arity;
+  m.replica = true;
+  m.detail = std::move(detail);
+  return add_node(p, std::move(m));
+}
+
+// `t` with dimensions of these extents added after its own.
+RelType with_dims(RelType t, const Shape& added) {
+  t.frontier.insert(t.frontier.end(), added.begin(), added.end());
+  return t;
+}
+
 }  // namespace
 
 std::string JoinStrategy::name() const {
@@ -180,21 +206,9 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
           });
           return out;
         };
-        IaNode m;
-        m.kind = Kind::LocalMap;
-        m.inputs = {base};
-        m.out_type = p.node(base).type;
-        m.out_type.frontier.insert(m.out_type.frontier.end(), coords.begin(), coords.end());
-        m.expand = expand;
-        m.map = [expand](const Tuple& t) {
-          std::vector<Tuple> out;
-          for (Key& k : expand(t.key)) out.push_back({std::move(k), t.chunk});  // chunks are shared, not copied
-          return out;
-        };
-        m.arity = static_cast<int>(volume(coords));
-        m.replica = true;
-        m.detail = "insertDim, duplicate x" + std::to_string(m.arity) + " (one per site coordinate)";
-        src = add_node(p, std::move(m));
+        const int copies = static_cast<int>(volume(coords));
+        src = add_replica(p, base, with_dims(p.node(base).type, coords), expand, copies,
+                          "insertDim, duplicate x" + std::to_string(copies) + " (one per site coordinate)");
       }
       // Sites numbered on the voxels' grid, the same for both sides.
       Shape grid = p.node(base).type.frontier;
@@ -224,23 +238,10 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
         }
         return out;
       };
-      IaNode m;
-      m.kind = Kind::LocalMap;
-      m.inputs = {sh};
-      m.out_type = p.node(base).type;
-      m.out_type.frontier.insert(m.out_type.frontier.end(), extents.begin(), extents.end());
-      m.expand = spread;
-      m.map = [spread](const Tuple& t) {
-        std::vector<Tuple> out;
-        for (Key& k : spread(t.key)) out.push_back({std::move(k), t.chunk});
-        return out;
-      };
       Index most = 1;
       for (size_t t = 0; t < coords.size(); ++t) most *= (extents[t] + coords[t] - 1) / coords[t];
-      m.arity = static_cast<int>(most);
-      m.replica = true;
-      m.detail = "duplicate x" + std::to_string(m.arity) + " on each site (keys of its coordinates)";
-      return add_node(p, std::move(m));
+      return add_replica(p, sh, with_dims(p.node(base).type, extents), spread, static_cast<int>(most),
+                         "duplicate x" + std::to_string(most) + " on each site (keys of its coordinates)");
     };
     std::vector<int> missing_left, missing_right;
     na = place(a, g.in_left, g.kl, missing_left);
