@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "tra/app/guarded_main.hpp"
+#include "tra/app/measure_rates.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
     // Before a few seconds of measuring, not after.
     on_rank0(comm, [&] { tra::io::hdf5::check_writable(output); });
     tra::Stopwatch sw;
-    const tra::physical::Rates rates = tra::physical::measure_rates(comm);
+    const tra::physical::Rates rates = tra::app::measure_rates(comm);
     const double seconds = sw.seconds();
     on_rank0(comm, [&] {
       tra::physical::save_rates(rates, output);

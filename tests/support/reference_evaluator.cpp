@@ -41,10 +41,10 @@ Dense evaluate(const einsum::EinSum& st, const std::map<std::string, Dense>& ten
   return out;
 }
 
-std::map<std::string, Dense> evaluate_workflow(const io::Workflow& wf) {
+std::map<std::string, Dense> evaluate_workflow(const model::Workflow& wf) {
   std::map<std::string, Dense> t;
   for (const auto& decl : wf.tensors) {
-    const auto* g = std::get_if<io::Generator>(&decl.source);
+    const auto* g = std::get_if<model::Generator>(&decl.source);
     if (!g) throw std::runtime_error("reference evaluator: only generated inputs");
     Chunk c = io::generate_chunk(*g, decl.shape, decl.shape, Key(decl.shape.size(), 0));
     t[decl.name] = Dense{decl.shape, c.to_host()};

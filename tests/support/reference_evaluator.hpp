@@ -9,7 +9,7 @@
 
 #include "tra/core/tensor_relation.hpp"
 #include "tra/einsum/statement.hpp"
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 
 namespace tra::testing {
 
@@ -23,7 +23,7 @@ Dense evaluate(const einsum::EinSum& st, const std::map<std::string, Dense>& ten
 
 // Every tensor of a workflow whose graph holds only EinSum statements:
 // inputs generated whole, then each statement evaluated in order.
-std::map<std::string, Dense> evaluate_workflow(const io::Workflow& wf);
+std::map<std::string, Dense> evaluate_workflow(const model::Workflow& wf);
 
 // A whole tensor from the tuples of a standard-form relation (keys → blocks).
 Dense assemble(const std::vector<Tuple>& tuples, const Shape& frontier, const Shape& chunk_shape);

@@ -10,16 +10,16 @@
 namespace tra::app {
 namespace {
 
-using Partitioner = io::RunOptions::Partitioner;
+using Partitioner = model::RunOptions::Partitioner;
 
 // The lowered deck optimized, for the outputs the deck writes.
-PlannedDeck optimized(logical::Lowering low, const io::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
+PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
   physical::IaPlan table1 = physical::compile(low.plan, nranks);
   // Only what is written out is needed; the optimizer drops the rest. A
   // deck that writes nothing computes its graph's results.
   table1.roots.clear();
   if (wf.outputs.empty())
-    for (const std::string& sink : io::graph_sinks(wf)) table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(low.tensor_node.at(sink))]);
+    for (const std::string& sink : model::graph_sinks(wf)) table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(low.tensor_node.at(sink))]);
   for (const auto& o : wf.outputs) {
     const int tra_node = low.tensor_node.at(o.tensor);
     const auto& node = low.plan.nodes[static_cast<size_t>(tra_node)];
@@ -35,10 +35,10 @@ PlannedDeck optimized(logical::Lowering low, const io::Workflow& wf, int nranks,
 }
 
 // EinSum statements whose d the partitioner picks (not set in the deck).
-std::size_t free_statements(const io::Workflow& wf) {
+std::size_t free_statements(const model::Workflow& wf) {
   std::size_t n = 0;
   for (const auto& s : wf.graph)
-    if (std::holds_alternative<einsum::EinSum>(s) && !wf.run.partitioning.count(io::statement_output(s))) ++n;
+    if (std::holds_alternative<einsum::EinSum>(s) && !wf.run.partitioning.count(model::statement_output(s))) ++n;
   return n;
 }
 
@@ -81,7 +81,7 @@ bool better(const LabelingCandidate& a, const LabelingCandidate& b) { return a.c
 
 }  // namespace
 
-PlannedDeck plan_deck(const io::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
+PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
   PlannedDeck best = optimized(logical::lower(wf, nranks), wf, nranks, options);
   const std::size_t free = free_statements(wf);
   if (wf.run.partitioner != Partitioner::EinDecomp || free == 0) return best;

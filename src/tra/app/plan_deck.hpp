@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 #include "tra/logical/lower.hpp"
 #include "tra/physical/optimizer.hpp"
 
@@ -44,7 +44,7 @@ struct PlannedDeck {
   std::string check_note;           // why there was no check, when there was a reason to say
 };
 
-PlannedDeck plan_deck(const io::Workflow& wf, int nranks, const physical::OptimizerOptions& options);
+PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options);
 
 // The candidates as --explain shows them under the partitioning.
 std::string candidates_text(const PlannedDeck& p);

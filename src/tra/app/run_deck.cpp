@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct PlannedOutput {
-  const io::OutputDecl* decl;
+  const model::OutputDecl* decl;
   std::string path;  // resolved
   int ia_node;
 };
@@ -83,7 +83,7 @@ std::string partitioning_text(const logical::Lowering& low) {
 }
 
 // The optimizer's settings: the deck's, with the command line's on top.
-physical::OptimizerOptions optimizer_options(const io::Workflow& wf, const RunOptions& opt) {
+physical::OptimizerOptions optimizer_options(const model::Workflow& wf, const RunOptions& opt) {
   std::vector<std::string> known = physical::rule_and_strategy_names();
   known.push_back(kBaselineLabelings);
   std::string list;
@@ -117,8 +117,8 @@ physical::OptimizerOptions optimizer_options(const io::Workflow& wf, const RunOp
 }
 
 // --partitioner and --overdecomposition on top of the deck's run: section.
-void apply_partitioner_options(const RunOptions& opt, io::RunOptions& run) {
-  using P = io::RunOptions::Partitioner;
+void apply_partitioner_options(const RunOptions& opt, model::RunOptions& run) {
+  using P = model::RunOptions::Partitioner;
   const std::map<std::string, P> names{{"eindecomp", P::EinDecomp}, {"sqrt", P::Sqrt}, {"data-parallel", P::DataParallel},
                                        {"model-parallel", P::ModelParallel}, {"manual", P::Manual}};
   if (!opt.partitioner.empty()) {
@@ -140,14 +140,14 @@ void apply_partitioner_options(const RunOptions& opt, io::RunOptions& run) {
 void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Stopwatch total;
   Log::progress("reading deck " + opt.deck);
-  io::Workflow wf = io::read_deck(opt.deck);
+  model::Workflow wf = io::read_deck(opt.deck);
   apply_partitioner_options(opt, wf.run);
   for (const auto& t : wf.tensors)
-    if (auto h = std::get_if<io::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
+    if (auto h = std::get_if<model::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
 
   if (wf.outputs.empty()) {
     std::string sinks;
-    for (const auto& s : io::graph_sinks(wf)) sinks += (sinks.empty() ? "" : ", ") + s;
+    for (const auto& s : model::graph_sinks(wf)) sinks += (sinks.empty() ? "" : ", ") + s;
     Log::warn("the deck has no outputs: computing the graph's results (" + (sinks.empty() ? std::string("none") : sinks) +
               ") and writing nothing");
   }
@@ -162,7 +162,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
 
   std::vector<PlannedOutput> outputs;
   for (size_t i = 0; i < wf.outputs.size(); ++i) {
-    const io::OutputDecl& o = wf.outputs[i];
+    const model::OutputDecl& o = wf.outputs[i];
     PlannedOutput p{&o, resolve_output(o.file, opt.output_dir), planned.output_nodes[i]};
     io::hdf5::check_writable(p.path);
     for (const auto& q : outputs) {

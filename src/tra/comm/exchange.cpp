@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "tra/common/error.hpp"
+#include "tra/common/scalar_types.hpp"
 
 namespace tra::comm {
 namespace {
@@ -37,7 +38,7 @@ int to_int(size_t n, const char* what) {
 // chunks and stay far below INT_MAX.
 void chunk_type(TypeHandle& t, Index floats) {
   TRA_ASSERT(floats > 0 && floats < INT_MAX, "chunk of " << floats << " floats cannot travel as one MPI element");
-  TRA_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(floats), MPI_DOUBLE, t.out()));
+  TRA_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(floats), mpi_scalar(), t.out()));
   t.commit();
 }
 

@@ -55,7 +55,7 @@ Vertex make_vertex(const einsum::EinSum& e, const std::map<Label, Index>& bound)
   return v;
 }
 
-Graph build_graph(const io::Workflow& wf, const std::map<std::string, Boundary>& given, size_t first) {
+Graph build_graph(const model::Workflow& wf, const std::map<std::string, Boundary>& given, size_t first) {
   Graph g;
   std::map<std::string, int> vertex_of;
   std::set<std::string> unsized;  // TRA outputs and left-out statements: their shapes are unknown here
@@ -64,7 +64,7 @@ Graph build_graph(const io::Workflow& wf, const std::map<std::string, Boundary>&
   auto boundary = [&](const std::string& name) -> std::optional<Boundary> {
     auto it = given.find(name);
     if (it != given.end()) return it->second;
-    if (const io::TensorDecl* t = wf.find_tensor(name)) {
+    if (const model::TensorDecl* t = wf.find_tensor(name)) {
       Boundary b{t->shape, std::nullopt};
       if (t->chunk) {
         Shape grid;
@@ -77,8 +77,8 @@ Graph build_graph(const io::Workflow& wf, const std::map<std::string, Boundary>&
   };
 
   for (size_t i = first; i < wf.graph.size(); ++i) {
-    const io::Statement& s = wf.graph[i];
-    const std::string& name = io::statement_output(s);
+    const model::Statement& s = wf.graph[i];
+    const std::string& name = model::statement_output(s);
     const bool redefines = defined.count(name) || given.count(name) || wf.find_tensor(name);
     defined.insert(name);
     const auto* e = std::get_if<einsum::EinSum>(&s);

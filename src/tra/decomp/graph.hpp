@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "tra/core/key.hpp"
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 
 namespace tra::decomp {
 
@@ -80,6 +80,6 @@ Vertex make_vertex(const einsum::EinSum& e, const std::map<Label, Index>& bound)
 // The graph of the EinSum statements wf.graph[first ...]. Declared tensors are
 // boundaries (free, or on their `chunk` grid); `given` adds or overrides
 // boundaries (tensors already lowered, TRA outputs).
-Graph build_graph(const io::Workflow& wf, const std::map<std::string, Boundary>& given = {}, size_t first = 0);
+Graph build_graph(const model::Workflow& wf, const std::map<std::string, Boundary>& given = {}, size_t first = 0);
 
 }  // namespace tra::decomp

@@ -31,7 +31,7 @@
 
 namespace tra::decomp {
 
-using Partitioner = io::RunOptions::Partitioner;
+using Partitioner = model::RunOptions::Partitioner;
 
 const char* partitioner_name(Partitioner k);
 std::optional<Partitioner> partitioner_named(const std::string& name);

@@ -25,9 +25,9 @@ std::vector<Tuple> Executor::scan(const IaNode& n) const {
   std::vector<Key> mine;
   for (const auto& [k, site] : n.dist.at)
     if (n.dist.everywhere || site == comm_.rank()) mine.push_back(k);
-  const io::TensorDecl& t = *n.source;
-  if (auto h = std::get_if<io::Hdf5Source>(&t.source)) return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine);
-  const auto& g = std::get<io::Generator>(t.source);
+  const model::TensorDecl& t = *n.source;
+  if (auto h = std::get_if<model::Hdf5Source>(&t.source)) return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine);
+  const auto& g = std::get<model::Generator>(t.source);
   std::vector<Tuple> out;
   for (const Key& k : mine) out.push_back({k, io::generate_chunk(g, t.shape, n.type.chunk_shape, k)});
   return out;

@@ -4,9 +4,12 @@
 // state), so every rank produces exactly its own chunks and the tensor is the
 // same whatever the chunking or the rank count.
 #include "tra/core/chunk.hpp"
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 
 namespace tra::io {
+
+// The model the readers fill (model/workflow.hpp).
+using model::Generator;
 
 // The chunk at `key` of a tensor of `shape` split into chunks of `chunk_shape`.
 Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_shape, const Key& key);

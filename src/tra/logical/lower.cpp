@@ -41,14 +41,14 @@ bool has(const Labels& ls, const Label& l) { return std::find(ls.begin(), ls.end
 
 class Lowerer {
  public:
-  Lowerer(const io::Workflow& wf, int nranks, io::RunOptions::Partitioner partitioner) : wf_(wf), nranks_(nranks) {
-    for (const auto& s : wf.graph) later_outputs_.insert(io::statement_output(s));
+  Lowerer(const model::Workflow& wf, int nranks, model::RunOptions::Partitioner partitioner) : wf_(wf), nranks_(nranks) {
+    for (const auto& s : wf.graph) later_outputs_.insert(model::statement_output(s));
     partitioner_.kind = partitioner;
     partitioner_.nranks = nranks;
     partitioner_.overdecomposition = wf.run.overdecomposition;
     // `default: rows` keeps its old meaning under the manual partitioner; manual
     // without `default` leaves unnamed statements whole.
-    partitioner_.manual_rows = wf.run.default_given && wf.run.default_partitioning == io::RunOptions::DefaultPartitioning::Rows;
+    partitioner_.manual_rows = wf.run.default_given && wf.run.default_partitioning == model::RunOptions::DefaultPartitioning::Rows;
     auto& r = out_.decomposition;
     r.partitioner = decomp::partitioner_name(partitioner);
     r.nranks = nranks;
@@ -58,13 +58,13 @@ class Lowerer {
 
   Lowering run() {
     for (size_t i = 0; i < wf_.graph.size(); ++i) {
-      const io::Statement& s = wf_.graph[i];
-      const std::string& out = io::statement_output(s);
+      const model::Statement& s = wf_.graph[i];
+      const std::string& out = model::statement_output(s);
       later_outputs_.erase(out);
-      if (wf_.find_tensor(out)) throw UserError(io::statement_loc(s), "statement redefines '" + out + "', which is declared as an input tensor");
-      if (out_.tensor_node.count(out)) throw UserError(io::statement_loc(s), "'" + out + "' is computed twice; give each statement its own output name");
+      if (wf_.find_tensor(out)) throw UserError(model::statement_loc(s), "statement redefines '" + out + "', which is declared as an input tensor");
+      if (out_.tensor_node.count(out)) throw UserError(model::statement_loc(s), "'" + out + "' is computed twice; give each statement its own output name");
       if (auto e = std::get_if<EinSum>(&s)) lower_einsum(*e, i);
-      else lower_tra(std::get<io::TraStatement>(s));
+      else lower_tra(std::get<model::TraStatement>(s));
     }
     for (const auto& [name, _] : wf_.run.partitioning)
       if (!out_.d.count(name))
@@ -72,7 +72,7 @@ class Lowerer {
     // Inputs that are only written out (never consumed) still need a node.
     for (const auto& o : wf_.outputs) {
       if (out_.tensor_node.count(o.tensor)) continue;
-      const io::TensorDecl* t = wf_.find_tensor(o.tensor);
+      const model::TensorDecl* t = wf_.find_tensor(o.tensor);
       if (!t) throw UserError(o.loc, "output names '" + o.tensor + "', which is neither a declared tensor nor computed by a statement");
       Shape grid(t->shape.size(), 1);
       if (!grid.empty()) grid[0] = largest_divisor_upto(t->shape[0], nranks_);
@@ -90,14 +90,14 @@ class Lowerer {
 
   // The node holding a tensor, reading it from its source the first time. A
   // declared chunk shape wins; otherwise the first consumer's grid is used.
-  int input_node(const io::TensorDecl& t, const Shape& wanted_grid) {
+  int input_node(const model::TensorDecl& t, const Shape& wanted_grid) {
     auto it = out_.tensor_node.find(t.name);
     if (it != out_.tensor_node.end()) return it->second;
     TraNode n;
     n.kind = TraNode::Kind::Input;
     n.tensor = t.name;
     n.statement = "input " + t.name;
-    n.source = &t;
+    n.source = t;
     Shape grid = wanted_grid;
     if (t.chunk)
       for (size_t i = 0; i < grid.size(); ++i) grid[i] = t.shape[i] / (*t.chunk)[i];
@@ -117,7 +117,7 @@ class Lowerer {
 
   // Shape of a tensor available now (declared, or the standard-form output of an earlier statement).
   Shape tensor_shape(const std::string& name, const SourceLoc& where) const {
-    if (const io::TensorDecl* t = wf_.find_tensor(name)) return t->shape;
+    if (const model::TensorDecl* t = wf_.find_tensor(name)) return t->shape;
     auto it = out_.tensor_node.find(name);
     if (it == out_.tensor_node.end()) unknown(name, where);
     const RelType& ty = node(it->second).type;
@@ -192,8 +192,8 @@ class Lowerer {
       auto& d = planned_[g.vertices[v].name];
       for (size_t l = 0; l < g.vertices[v].labels.size(); ++l) d[g.vertices[v].labels[l]] = plan.d[v][l];
     }
-    const char* how = partitioner_.kind == io::RunOptions::Partitioner::EinDecomp ? decomp::method_name(plan.method) : decomp::method_name(decomp::Method::Rule);
-    out_.decomposition.methods.push_back("from statement " + io::statement_output(wf_.graph[first]) + " on: " + how);
+    const char* how = partitioner_.kind == model::RunOptions::Partitioner::EinDecomp ? decomp::method_name(plan.method) : decomp::method_name(decomp::Method::Rule);
+    out_.decomposition.methods.push_back("from statement " + model::statement_output(wf_.graph[first]) + " on: " + how);
   }
 
   // The §7 terms of a statement as it is lowered: each input re-partitioned
@@ -222,7 +222,7 @@ class Lowerer {
   // whatever grid the statement wants.
   std::optional<Shape> held_grid(const std::string& name) const {
     if (auto it = out_.tensor_node.find(name); it != out_.tensor_node.end()) return node(it->second).type.frontier;
-    if (const io::TensorDecl* t = wf_.find_tensor(name); t && t->chunk) {
+    if (const model::TensorDecl* t = wf_.find_tensor(name); t && t->chunk) {
       Shape grid;
       for (size_t i = 0; i < t->shape.size(); ++i) grid.push_back(t->shape[i] / (*t->chunk)[i]);
       return grid;
@@ -256,7 +256,7 @@ class Lowerer {
   // The node of tensor `name` chunked on `grid`, re-chunking if needed.
   int operand(const einsum::TensorRef& ref, const Shape& grid) {
     int id;
-    if (const io::TensorDecl* t = wf_.find_tensor(ref.name)) id = input_node(*t, grid);
+    if (const model::TensorDecl* t = wf_.find_tensor(ref.name)) id = input_node(*t, grid);
     else id = out_.tensor_node.at(ref.name);
     if (node(id).type.frontier == grid) return id;
     const RelType& from = node(id).type;
@@ -337,9 +337,9 @@ class Lowerer {
     out_.tensor_node[e.output.name] = add(std::move(a));
   }
 
-  void lower_tra(const io::TraStatement& s) {
+  void lower_tra(const model::TraStatement& s) {
     int in;
-    if (const io::TensorDecl* t = wf_.find_tensor(s.input)) {
+    if (const model::TensorDecl* t = wf_.find_tensor(s.input)) {
       Shape grid(t->shape.size(), 1);
       if (!grid.empty()) grid[0] = largest_divisor_upto(t->shape[0], nranks_);
       in = input_node(*t, grid);
@@ -357,7 +357,7 @@ class Lowerer {
     n.statement = s.str();
     n.type = src.type;
     switch (s.op) {
-      case io::TraStatement::Op::Filter: {
+      case model::TraStatement::Op::Filter: {
         n.kind = TraNode::Kind::Filter;
         n.key_fn = std::make_shared<const KeyExpr>(KeyExpr::parse_predicate(s.expr, arity, s.expr_loc));
         for (const Key& k : src.keys)
@@ -366,7 +366,7 @@ class Lowerer {
         n.type.frontier = bounding_frontier(n.keys, arity);
         break;
       }
-      case io::TraStatement::Op::ReKey: {
+      case model::TraStatement::Op::ReKey: {
         n.kind = TraNode::Kind::ReKey;
         n.key_fn = std::make_shared<const KeyExpr>(KeyExpr::parse_map(s.expr, arity, s.expr_loc));
         std::map<Key, Key> from;
@@ -383,7 +383,7 @@ class Lowerer {
         n.type.frontier = bounding_frontier(n.keys, n.key_fn->out_arity());
         break;
       }
-      case io::TraStatement::Op::Transform: {
+      case model::TraStatement::Op::Transform: {
         n.kind = TraNode::Kind::Transform;
         n.keys = src.keys;
         if (s.expr == "diag") {
@@ -398,7 +398,7 @@ class Lowerer {
         }
         break;
       }
-      case io::TraStatement::Op::Tile: {
+      case model::TraStatement::Op::Tile: {
         n.kind = TraNode::Kind::Tile;
         if (s.dim >= rank) throw UserError(s.loc, "tile dim " + std::to_string(s.dim) + " but chunks of '" + s.input + "' have rank " + std::to_string(rank));
         if (src.type.chunk_shape[s.dim] % s.size != 0)
@@ -417,7 +417,7 @@ class Lowerer {
         std::sort(n.keys.begin(), n.keys.end());
         break;
       }
-      case io::TraStatement::Op::Concat: {
+      case model::TraStatement::Op::Concat: {
         n.kind = TraNode::Kind::Concat;
         if (s.key_dim >= arity) throw UserError(s.expr_loc, "concat key_dim " + std::to_string(s.key_dim) + " but '" + s.input + "' has " + std::to_string(arity) + " key dimensions");
         if (s.dim >= rank) throw UserError(s.loc, "concat dim " + std::to_string(s.dim) + " but chunks of '" + s.input + "' have rank " + std::to_string(rank));
@@ -444,7 +444,7 @@ class Lowerer {
     out_.tensor_node[s.output] = add(std::move(n));
   }
 
-  const io::Workflow& wf_;
+  const model::Workflow& wf_;
   int nranks_;
   std::set<std::string> later_outputs_;
   decomp::PartitionerOptions partitioner_;
@@ -454,8 +454,8 @@ class Lowerer {
 
 }  // namespace
 
-Lowering lower(const io::Workflow& wf, int nranks) { return Lowerer(wf, nranks, wf.run.partitioner).run(); }
+Lowering lower(const model::Workflow& wf, int nranks) { return Lowerer(wf, nranks, wf.run.partitioner).run(); }
 
-Lowering lower(const io::Workflow& wf, int nranks, io::RunOptions::Partitioner partitioner) { return Lowerer(wf, nranks, partitioner).run(); }
+Lowering lower(const model::Workflow& wf, int nranks, model::RunOptions::Partitioner partitioner) { return Lowerer(wf, nranks, partitioner).run(); }
 
 }  // namespace tra::logical

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tra/decomp/costs.hpp"
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 #include "tra/logical/tra_plan.hpp"
 
 namespace tra::logical {
@@ -48,9 +48,9 @@ struct Lowering {
 
 // The plan keeps pointers into `wf` (its Scan nodes read the tensor
 // declarations): wf must outlive it.
-Lowering lower(const io::Workflow& wf, int nranks);
+Lowering lower(const model::Workflow& wf, int nranks);
 // The same with another partitioner than the deck's (app/plan_deck.hpp tries
 // the baselines' labelings).
-Lowering lower(const io::Workflow& wf, int nranks, io::RunOptions::Partitioner partitioner);
+Lowering lower(const model::Workflow& wf, int nranks, model::RunOptions::Partitioner partitioner);
 
 }  // namespace tra::logical

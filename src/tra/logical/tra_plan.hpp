@@ -3,6 +3,7 @@
 // before any decision about sites. Nodes are in execution order; a node's
 // inputs precede it.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,7 @@
 #include "tra/einsum/statement.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
 #include "tra/logical/key_expr.hpp"
-
-namespace tra::io {
-struct TensorDecl;
-}
+#include "tra/model/workflow.hpp"
 
 namespace tra::logical {
 
@@ -37,7 +35,7 @@ struct TraNode {
   std::string statement;  // the statement it comes from, for EXPLAIN
 
   // parameters
-  const io::TensorDecl* source = nullptr;                 // Input
+  std::optional<model::TensorDecl> source;                   // Input: the deck's declaration (a copy: plans outlive decks)
   std::vector<int> keys_left, keys_right;                 // Join
   std::shared_ptr<const kernels::EinSumKernel> einsum;    // Join, Transform
   enum class ArrayKernel { EinSum, Diag, Scalar } array_kernel = ArrayKernel::EinSum;  // Transform

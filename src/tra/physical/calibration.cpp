@@ -1,6 +1,5 @@
 #include "tra/physical/calibration.hpp"
 
-#include <KokkosBlas3_gemm.hpp>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -8,21 +7,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
 
-#include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
-#include "tra/common/timer.hpp"
-#include "tra/einsum/parser.hpp"
-#include "tra/io/generators.hpp"
-#include "tra/io/hdf5/reader.hpp"
-#include "tra/io/hdf5/writer.hpp"
-#include "tra/kernels/combine.hpp"
 
 namespace tra::physical {
 namespace {
@@ -75,161 +66,6 @@ std::string expected_keys() {
   std::string list;
   for (const Field& f : kFields) list += (list.empty() ? "" : ", ") + std::string(f.key);
   return list;
-}
-
-// Measurements: every one is preceded by an untimed warm-up run (first-touch
-// page faults, BLAS and MPI set-up) and keeps the best of kRepeats timed runs.
-// Ranks start each run together, so the per-site rates include the contention
-// of all sites working at once, as they do in tra-run.
-constexpr int kRepeats = 3;
-
-template <class F>
-double best_seconds(const comm::Communicator& c, F&& run) {
-  run();
-  double best = HUGE_VAL;
-  for (int i = 0; i < kRepeats; ++i) {
-    c.barrier();
-    Stopwatch sw;
-    run();
-    best = std::min(best, sw.seconds());
-  }
-  return best;
-}
-
-double gemm_rate(const comm::Communicator& c) {
-  const Index n = 1024;
-  ChunkData a("calibrate-A", n * n), b("calibrate-B", n * n), z("calibrate-C", n * n);
-  Kokkos::deep_copy(a, 0.5);
-  Kokkos::deep_copy(b, 0.25);
-  // The views kernels::EinSumKernel::apply_gemm passes, so the same BLAS path runs.
-  ConstMatrixView A(a.data(), n, n), B(b.data(), n, n);
-  MatrixView C(z.data(), n, n);
-  const double t = best_seconds(c, [&] {
-    KokkosBlas::gemm("N", "N", Scalar(1), A, B, Scalar(0), C);
-    Kokkos::fence();
-  });
-  return 2.0 * static_cast<double>(n * n * n) / t;
-}
-
-double loop_rate(const comm::Communicator& c) {
-  const einsum::ScalarProgram f = einsum::parse_scalar_function("x * 2 + 1", SourceLoc{"tra-calibrate", 1, 1});
-  const Chunk in(Shape{4 * 1024 * 1024});
-  // map_elements allocates its result each time, as every engine kernel does.
-  const double t = best_seconds(c, [&] {
-    Chunk out = kernels::map_elements(f, in);
-    Kokkos::fence();
-  });
-  return static_cast<double>(f.flops_per_eval()) * static_cast<double>(in.size()) / t;
-}
-
-// Each rank's 16 tuples of 256 x 256 chunks, keys rank * 16 + i.
-constexpr int kTuples = 16;
-const Shape kMoveChunk{256, 256};
-
-std::vector<Tuple> tuples_to_move(const comm::Communicator& c) {
-  std::vector<Tuple> mine;
-  for (int i = 0; i < kTuples; ++i) mine.push_back({Key{Index(c.rank()) * kTuples + i}, Chunk(kMoveChunk)});
-  return mine;
-}
-
-double shuffle_rate(const comm::Communicator& c) {
-  const std::vector<Tuple> mine = tuples_to_move(c);
-  // Every tuple goes to the next rank: each site sends and receives all it has.
-  auto next = [&c](const Key& k) { return static_cast<int>((k[0] / kTuples + 1) % c.size()); };
-  comm::Moved moved;
-  const double t = best_seconds(c, [&] {
-    moved = {};
-    comm::shuffle(c, mine, 1, kMoveChunk, next, moved);
-  });
-  return static_cast<double>(moved.floats) * sizeof(Scalar) / t;
-}
-
-double bcast_rate(const comm::Communicator& c) {
-  const std::vector<Tuple> mine = tuples_to_move(c);
-  const double t = best_seconds(c, [&] {
-    comm::Moved moved;
-    comm::broadcast(c, mine, 1, kMoveChunk, moved);
-  });
-  // What a site receives: the tuples of every other site.
-  const double received = static_cast<double>(kTuples) * static_cast<double>(volume(kMoveChunk)) * (c.size() - 1);
-  return received * sizeof(Scalar) / t;
-}
-
-double generate_rate(const comm::Communicator& c) {
-  io::Generator g;
-  g.kind = io::Generator::Kind::Normal;  // the dearest generator: two hashes and a log per pair
-  g.a = 0;
-  g.b = 1;
-  g.seed = 7;
-  const Shape shape{1024, 1024};
-  const double t = best_seconds(c, [&] {
-    Chunk x = io::generate_chunk(g, shape, shape, Key{0, 0});
-    Kokkos::fence();
-  });
-  return static_cast<double>(volume(shape)) / t;
-}
-
-// Writes a 2048 x 2048 dataset with the engine's writer to a temporary file in
-// the current folder (which tra-run's inputs usually share, and which all ranks
-// see on a cluster), then every rank reads all of it, as for a broadcast input.
-// The file was just written, so this is the rate of a file in the OS cache, as
-// on a second run of a deck.
-double hdf5_read_rate(const comm::Communicator& c) {
-  long long tag = c.rank() == 0 ? static_cast<long long>(getpid()) : 0;
-  TRA_MPI_CHECK(MPI_Bcast(&tag, 1, MPI_LONG_LONG, 0, c.get()));
-  const std::string path = ".tra-calibrate-" + std::to_string(tag) + ".h5";
-  const Shape shape{2048, 2048}, chunk{256, 2048};
-  const Index blocks = shape[0] / chunk[0];
-  io::hdf5::DatasetData ds{"/X", shape, {}};
-  std::vector<Key> all;
-  for (Index k = 0; k < blocks; ++k) {
-    all.push_back({k, 0});
-    if (k % c.size() == c.rank()) ds.local.push_back({{k, 0}, Chunk(chunk)});
-  }
-  // Checked first: a failure inside the collective write would abort all ranks.
-  try {
-    io::hdf5::check_writable(path);
-  } catch (const UserError& e) {
-    throw UserError(std::string("tra-calibrate measures HDF5 reads with a temporary file in the current folder: ") + e.what());
-  }
-  io::hdf5::write_file(c, io::hdf5::FileData{path, {ds}, {}});
-  const io::Hdf5Source src{path, "/X"};
-  const double t = best_seconds(c, [&] { io::hdf5::read_chunks(c, src, chunk, all); });
-  c.barrier();  // every rank has closed the file
-  if (c.rank() == 0) std::remove(path.c_str());
-  return static_cast<double>(volume(shape)) * sizeof(Scalar) / t;
-}
-
-double latency(const comm::Communicator& c) {
-  constexpr int kCalls = 100;
-  const double t = best_seconds(c, [&] {
-    double v = 1, out = 0;
-    for (int i = 0; i < kCalls; ++i) TRA_MPI_CHECK(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, c.get()));
-  });
-  return t / kCalls;
-}
-
-// Three significant digits: the runs vary by more than that, and the file stays readable.
-double round3(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2e", v);
-  return positive_number(buf).value_or(v);
-}
-
-// "tra-calibrate, 2025-01-31 14:05, 2 ranks, node17", the same on every rank.
-std::string describe_run(const comm::Communicator& c) {
-  char text[MPI_MAX_PROCESSOR_NAME + 64] = {};
-  if (c.rank() == 0) {
-    char host[MPI_MAX_PROCESSOR_NAME] = {};
-    int len = 0;
-    TRA_MPI_CHECK(MPI_Get_processor_name(host, &len));
-    char date[32] = {};
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M", std::localtime(&now));
-    std::snprintf(text, sizeof text, "tra-calibrate, %s, %d rank%s, %s", date, c.size(), c.size() == 1 ? "" : "s", host);
-  }
-  TRA_MPI_CHECK(MPI_Bcast(text, sizeof text, MPI_CHAR, 0, c.get()));
-  return text;
 }
 
 }  // namespace
@@ -307,28 +143,6 @@ void save_rates(const Rates& r, const std::string& path) {
     std::remove(tmp.c_str());
     throw UserError(SourceLoc{path, 0, 0}, "cannot rename '" + tmp + "' into place: " + ec.message());
   }
-}
-
-Rates measure_rates(const comm::Communicator& c) {
-  Rates r;
-  // A rate of a site is the slowest site's (the plan waits for it); latency likewise.
-  auto slowest = [&c](double rate) { return -c.max(-rate); };
-  // A time too short for the clock would give an infinite rate: keep the default then.
-  auto settle = [](double measured, double fallback) {
-    return std::isfinite(measured) && measured > 0 ? round3(measured) : fallback;
-  };
-  r.gemm_flops = settle(slowest(gemm_rate(c)), r.gemm_flops);
-  r.loop_flops = settle(slowest(loop_rate(c)), r.loop_flops);
-  // With one rank nothing moves; the defaults stand for a network never measured.
-  if (c.size() > 1) {
-    r.shuffle_bytes = settle(slowest(shuffle_rate(c)), r.shuffle_bytes);
-    r.bcast_bytes = settle(slowest(bcast_rate(c)), r.bcast_bytes);
-  }
-  r.generate_floats = settle(slowest(generate_rate(c)), r.generate_floats);
-  r.hdf5_read_bytes = settle(slowest(hdf5_read_rate(c)), r.hdf5_read_bytes);
-  r.latency = settle(c.max(latency(c)), r.latency);
-  r.origin = describe_run(c);
-  return r;
 }
 
 }  // namespace tra::physical

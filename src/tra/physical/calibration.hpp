@@ -8,7 +8,6 @@
 // built-in defaults below are used: rates measured on the development VM.
 #include <string>
 
-#include "tra/comm/communicator.hpp"
 
 namespace tra::physical {
 
@@ -33,9 +32,6 @@ Rates load_rates(const std::string& path);
 // Writes it under a temporary name and renames it into place. Values read back
 // exactly.
 void save_rates(const Rates& r, const std::string& path);
-// Measures every rate on the ranks of `c` (collective; about a second). Each
-// rate is the slowest rank's; with one rank the two network rates keep their
-// defaults. Writes and removes a temporary HDF5 file in the current folder.
-Rates measure_rates(const comm::Communicator& c);
+// (tra-calibrate measures them: app/measure_rates.hpp.)
 
 }  // namespace tra::physical

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 
 namespace tra::physical {
 
@@ -30,7 +30,7 @@ double node_seconds(const IaNode& n, const Rates& r, bool gemm_folds) {
   constexpr double kBytes = sizeof(Scalar);
   switch (n.kind) {
     case IaNode::Kind::Scan:
-      if (n.source && std::holds_alternative<io::Hdf5Source>(n.source->source))
+      if (n.source && std::holds_alternative<model::Hdf5Source>(n.source->source))
         return static_cast<double>(n.site_floats_in) * kBytes / r.hdf5_read_bytes;
       return static_cast<double>(n.site_floats_in) / r.generate_floats;
     case IaNode::Kind::Bcast: return r.latency + static_cast<double>(n.site_floats_in) * kBytes / r.bcast_bytes;

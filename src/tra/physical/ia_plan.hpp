@@ -11,6 +11,7 @@
 // and with it the floats every Bcast and Shuffle moves, exact (§5.3).
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,7 @@
 #include "tra/core/rel_type.hpp"
 #include "tra/core/tensor_relation.hpp"
 #include "tra/logical/tra_ops.hpp"
-
-namespace tra::io {
-struct TensorDecl;
-}
+#include "tra/model/workflow.hpp"
 
 namespace tra::physical {
 
@@ -88,7 +86,7 @@ struct IaNode {
   int tra_node = -1;  // the TRA node it implements (-1: added by a rule)
 
   // ---- parameters
-  const io::TensorDecl* source = nullptr;  // Scan
+  std::optional<model::TensorDecl> source;  // Scan: the deck's declaration (a copy: plans outlive decks)
   Placement placement;                     // Scan: where it is read (Part<dims> or All); Shuffle: Part<dims>
   // Scan, Shuffle under Part<dims>: the extents that number the sites,
   // site = linear(key[dims], site_grid[dims]) mod s. Fixed when the node is

@@ -26,7 +26,7 @@ struct Outcome {
 
 // Runs the Table-1 plan, or the optimizer's choice with every tensor kept
 // (with every join that feeds an aggregation forced to `strategy`, or auto).
-Outcome run_on(const comm::Communicator& c, const io::Workflow& wf, bool optimized, const std::string& strategy = "auto") {
+Outcome run_on(const comm::Communicator& c, const model::Workflow& wf, bool optimized, const std::string& strategy = "auto") {
   const auto low = logical::lower(wf, c.size());
   physical::IaPlan ia = physical::compile(low.plan, c.size());
   if (optimized) {
@@ -72,7 +72,7 @@ class Pipeline : public ::testing::TestWithParam<std::pair<const char*, double>>
 
 void check_deck(const char* text, double tol, bool optimized, const std::string& strategy = "auto") {
   SCOPED_TRACE("strategy " + strategy);
-  const io::Workflow wf = io::parse_deck(text, "case.yaml", "");
+  const model::Workflow wf = io::parse_deck(text, "case.yaml", "");
   comm::Communicator world;
   const Outcome dist = run_on(world, wf, optimized, strategy);
   EXPECT_EQ(dist.predicted, dist.measured) << "placement is deterministic: prediction must equal measurement";

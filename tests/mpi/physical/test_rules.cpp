@@ -28,7 +28,7 @@
 
 #include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 #include "tra/kernels/blocks.hpp"
 #include "tra/logical/tra_ops.hpp"
 #include "tra/physical/infer.hpp"
@@ -82,14 +82,14 @@ std::string dims_text(const std::vector<int>& d) {
 // ---------------------------------------------------------------- plan builders
 
 // Scans point at a TensorDecl that must outlive every plan: keep them all.
-const io::TensorDecl* tensor(const Shape& frontier, const Shape& chunk, std::uint64_t seed) {
-  static std::deque<io::TensorDecl> tensors;
-  io::TensorDecl t;
+const model::TensorDecl* tensor(const Shape& frontier, const Shape& chunk, std::uint64_t seed) {
+  static std::deque<model::TensorDecl> tensors;
+  model::TensorDecl t;
   t.name = "T" + std::to_string(tensors.size());
   for (size_t d = 0; d < frontier.size(); ++d) t.shape.push_back(frontier[d] * chunk[d]);
   t.chunk = chunk;
-  io::Generator g;
-  g.kind = io::Generator::Kind::Uniform;
+  model::Generator g;
+  g.kind = model::Generator::Kind::Uniform;
   g.a = -1;
   g.b = 1;
   g.seed = seed;
@@ -101,7 +101,7 @@ const io::TensorDecl* tensor(const Shape& frontier, const Shape& chunk, std::uin
 int scan(IaPlan& p, const Shape& frontier, const Shape& chunk, Placement where, std::uint64_t seed) {
   IaNode n;
   n.kind = Kind::Scan;
-  n.source = tensor(frontier, chunk, seed);
+  n.source = *tensor(frontier, chunk, seed);
   n.out_type = RelType{frontier, chunk};
   n.placement = std::move(where);
   n.detail = n.source->name + ", " + n.placement.str();

@@ -10,7 +10,7 @@
 namespace tra::app {
 namespace {
 
-using Partitioner = io::RunOptions::Partitioner;
+using Partitioner = model::RunOptions::Partitioner;
 
 // §9's square chain (A B) + (C (D E)), 256 x 256 each, as inputs/chain_square.yaml.
 std::string square_chain(const std::string& run = "") {
@@ -36,7 +36,7 @@ const LabelingCandidate& named(const PlannedDeck& p, const std::string& partitio
 constexpr Index kMatrix = 256 * 256;
 
 TEST(PlanDeck, SquareChainOnFourRanksTakesTheLabelingThatMovesLeast) {
-  const io::Workflow wf = io::parse_deck(square_chain(), "chain.yaml", "");
+  const model::Workflow wf = io::parse_deck(square_chain(), "chain.yaml", "");
   const PlannedDeck p = plan_deck(wf, 4, {});
   ASSERT_EQ(p.candidates.size(), 4u);
   EXPECT_EQ(p.candidates[0].partitioner, "eindecomp");
@@ -71,7 +71,7 @@ TEST(PlanDeck, SquareChainOnTwoRanksTakesTheLowestEstimate) {
   // On 2 ranks EinDecomp's labeling of the square chain reads A, C and D on
   // both ranks and moves nothing, SQRT's moves as many floats as those extra
   // reads: the time estimate decides (SQRT's reads less on the busiest rank).
-  const io::Workflow wf = io::parse_deck(square_chain(), "chain.yaml", "");
+  const model::Workflow wf = io::parse_deck(square_chain(), "chain.yaml", "");
   const PlannedDeck p = plan_deck(wf, 2, {});
   ASSERT_FALSE(p.candidates.empty());
   EXPECT_EQ(p.candidates[0].floats(), 3 * kMatrix);

@@ -70,7 +70,7 @@ TEST(PlanProperty, FullSearchIsNeverBeatenByARestrictedOne) {
   std::set<std::string> gaps_seen;
   int checked = 0;
   for (const std::string& path : example_decks()) {
-    const io::Workflow wf = io::read_deck(path);
+    const model::Workflow wf = io::read_deck(path);
     for (int ranks : {2, 4, 8}) {
       const PlannedDeck full = plan_deck(wf, ranks, {});
       for (const auto& [what, options] : variations) {

@@ -14,8 +14,8 @@ namespace tra::app {
 namespace {
 
 PlannedDeck plan(const std::string& deck, int ranks, const physical::OptimizerOptions& options = {}) {
-  static std::list<io::Workflow> decks;  // plans point into their deck
-  const io::Workflow& wf = decks.emplace_back(io::parse_deck(deck, "deck.yaml", ""));
+  static std::list<model::Workflow> decks;  // plans point into their deck
+  const model::Workflow& wf = decks.emplace_back(io::parse_deck(deck, "deck.yaml", ""));
   return plan_deck(wf, ranks, options);
 }
 
@@ -120,8 +120,8 @@ TEST(PlanQuality, ADeckWithoutOutputsComputesItsResults) {
       "  - \"R[i,k] = relu(C[i,k])\"\n"
       "  - \"S[i] = sum_k C[i,k]\"\n";
   const PlannedDeck p = plan(deck, 2);
-  const io::Workflow wf = io::parse_deck(deck, "deck.yaml", "");
-  EXPECT_EQ(io::graph_sinks(wf), (std::vector<std::string>{"R", "S"}));
+  const model::Workflow wf = io::parse_deck(deck, "deck.yaml", "");
+  EXPECT_EQ(model::graph_sinks(wf), (std::vector<std::string>{"R", "S"}));
   EXPECT_EQ(p.optimized.chosen.roots.size(), 2u);
   // Every flop of the graph: the product (2 * 64 * 32 * 16), relu and the row sums.
   EXPECT_GE(p.optimized.cost.flops, 2.0 * 64 * 32 * 16);

@@ -29,7 +29,7 @@ const char* kDeck =
 }  // namespace
 
 TEST(Graph, VerticesEdgesAndBoundaries) {
-  const io::Workflow wf = io::parse_deck(kDeck, "deck.yaml", "");
+  const model::Workflow wf = io::parse_deck(kDeck, "deck.yaml", "");
   const Graph g = build_graph(wf);
   ASSERT_EQ(g.vertices.size(), 4u);  // H, R, G, S; U and V read the TRA output T
   EXPECT_EQ(g.left_out, (std::vector<std::string>{"U", "V"}));
@@ -69,7 +69,7 @@ TEST(Graph, VerticesEdgesAndBoundaries) {
 TEST(Graph, GivenTensorsStartALaterRound) {
   // Once T is lowered (8x4 on grid [4, 1]), U, V and S are planned from
   // statement 4 on; G, lowered earlier, is a boundary on the grid it is held on.
-  const io::Workflow wf = io::parse_deck(kDeck, "deck.yaml", "");
+  const model::Workflow wf = io::parse_deck(kDeck, "deck.yaml", "");
   const Graph g = build_graph(wf, {{"T", Boundary{{8, 4}, Shape{4, 1}}}, {"G", Boundary{{8, 4}, Shape{2, 2}}}}, 4);
   ASSERT_EQ(g.vertices.size(), 3u);
   EXPECT_TRUE(g.left_out.empty());
@@ -86,7 +86,7 @@ TEST(Graph, GivenTensorsStartALaterRound) {
 }
 
 TEST(Graph, StatementsThatCannotBeSizedAreLeftOutForLoweringToReport) {
-  const io::Workflow wf = io::parse_deck(
+  const model::Workflow wf = io::parse_deck(
       "tensors:\n  - {name: A, shape: [4, 3], source: ones}\n"
       "graph:\n"
       "  - \"B[i,j] = A[i,j] * A[j,i]\"\n"  // j is 3 in one place and 4 in the other

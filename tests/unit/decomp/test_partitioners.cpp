@@ -140,7 +140,7 @@ TEST(Partitioners, KernelCallsFromRanksAndOverDecomposition) {
 }
 
 TEST(Partitioners, LoweringRecordsTheCostTerms) {
-  const io::Workflow wf = io::parse_deck(kChain, "deck.yaml", "");
+  const model::Workflow wf = io::parse_deck(kChain, "deck.yaml", "");
   const auto low = logical::lower(wf, 4);
   const auto& r = low.decomposition;
   EXPECT_EQ(r.partitioner, "eindecomp");

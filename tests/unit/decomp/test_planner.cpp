@@ -197,7 +197,7 @@ void check_against_brute_force(Kind kind, const char* name) {
   for (int round = 0; round < 150; ++round) {
     const int n = 2 + round % 4;
     const std::string text = RandomDeck(rng, kind, n).text();
-    const io::Workflow wf = io::parse_deck(text, "random.yaml", "");
+    const model::Workflow wf = io::parse_deck(text, "random.yaml", "");
     const Graph g = build_graph(wf);
     ASSERT_EQ(static_cast<int>(g.vertices.size()), n) << text;
     for (Index p : {2, 4, 8}) {
@@ -295,7 +295,7 @@ TEST(Planner, SecondMatmulOfFigure4PaysTheRepartitionOrAvoidsIt) {
 
 TEST(Planner, TwoHundredStatementsWithSixtyFourKernelCalls) {
   for (bool shared : {false, true}) {
-    const io::Workflow wf = io::parse_deck(long_deck(200, shared), "long.yaml", "");
+    const model::Workflow wf = io::parse_deck(long_deck(200, shared), "long.yaml", "");
     const auto start = std::chrono::steady_clock::now();
     const Graph g = build_graph(wf);
     const Plan plan = decompose(g, {Partitioner::EinDecomp, 64, 1, false});

@@ -39,7 +39,7 @@ std::string error_of(const std::string& text) {
 // The error of reading and lowering a deck (on 2 ranks), or "".
 std::string deck_error(const std::string& deck) {
   try {
-    const tra::io::Workflow wf = tra::io::parse_deck(deck, "deck.yaml", "");
+    const tra::model::Workflow wf = tra::io::parse_deck(deck, "deck.yaml", "");
     tra::logical::lower(wf, 2);
   } catch (const tra::UserError& e) {
     return e.what();
@@ -170,7 +170,7 @@ std::string deck(const std::string& decl_s, const std::string& statement, const 
 }  // namespace
 
 TEST(TraSoftmax, DeckExpandsInPlace) {
-  const tra::io::Workflow wf = tra::io::parse_deck(
+  const tra::model::Workflow wf = tra::io::parse_deck(
       deck("{name: T, shape: [4], source: ones}", "P[b,i,j] = softmax_j(S[b,i,j])",
            "  - \"Y[b,i] = sum_j P[b,i,j] * T[j]\"\n"
            "outputs:\n"
@@ -181,8 +181,8 @@ TEST(TraSoftmax, DeckExpandsInPlace) {
       "deck.yaml", "");
   ASSERT_EQ(wf.graph.size(), 5u);
   const std::vector<std::string> names{"P.max", "P.exp", "P.sum", "P", "Y"};
-  for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(tra::io::statement_output(wf.graph[i]), names[i]);
-  EXPECT_EQ(tra::io::statement_loc(wf.graph[0]).str(), "deck.yaml:5:6");
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(tra::model::statement_output(wf.graph[i]), names[i]);
+  EXPECT_EQ(tra::model::statement_loc(wf.graph[0]).str(), "deck.yaml:5:6");
   EXPECT_EQ(std::get<EinSum>(wf.graph[1]).inputs[1].loc.str(), "deck.yaml:5:17");
   // It lowers: intermediates can be written out and partitioned by name.
   const tra::logical::Lowering low = tra::logical::lower(wf, 2);

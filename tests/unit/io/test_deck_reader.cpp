@@ -8,11 +8,11 @@
 #include "tra/io/deck/deck_reader.hpp"
 #include "tra/logical/key_expr.hpp"
 
-using tra::io::Generator;
-using tra::io::Hdf5Source;
+using tra::model::Generator;
+using tra::model::Hdf5Source;
 using tra::io::parse_deck;
-using tra::io::TraStatement;
-using tra::io::Workflow;
+using tra::model::TraStatement;
+using tra::model::Workflow;
 
 namespace {
 
@@ -135,8 +135,8 @@ TEST(TraDeckReader, GoodDeckGraph) {
   EXPECT_EQ(tra_at(7).key_dim, 2);
   EXPECT_EQ(tra_at(7).dim, 1);
   EXPECT_EQ(tra_at(7).str(), "U = Concat(2, 1)(T)");
-  EXPECT_EQ(tra::io::statement_output(wf.graph[7]), "U");
-  EXPECT_EQ(tra::io::statement_loc(wf.graph[7]).line, 17);
+  EXPECT_EQ(tra::model::statement_output(wf.graph[7]), "U");
+  EXPECT_EQ(tra::model::statement_loc(wf.graph[7]).line, 17);
 }
 
 TEST(TraDeckReader, GoodDeckOutputsAndRun) {
@@ -146,7 +146,7 @@ TEST(TraDeckReader, GoodDeckOutputsAndRun) {
   EXPECT_EQ(wf.outputs[0].file, "out.h5");
   EXPECT_EQ(wf.outputs[0].dataset, "/C");  // a leading '/' is added
   EXPECT_EQ(wf.outputs[1].dataset, "/D");  // default: the tensor's name
-  EXPECT_EQ(wf.run.default_partitioning, tra::io::RunOptions::DefaultPartitioning::None);
+  EXPECT_EQ(wf.run.default_partitioning, tra::model::RunOptions::DefaultPartitioning::None);
   ASSERT_EQ(wf.run.partitioning.count("C"), 1u);
   const auto& p = wf.run.partitioning.at("C");
   EXPECT_EQ(p.at("i"), 2);

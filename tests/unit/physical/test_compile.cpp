@@ -12,7 +12,7 @@
 #include "tra/physical/infer.hpp"
 
 using tra::Shape;
-using tra::io::Workflow;
+using tra::model::Workflow;
 using tra::logical::TraNode;
 using tra::physical::IaNode;
 using tra::physical::IaPlan;

@@ -25,7 +25,7 @@ namespace {
 IaPlan table_one(const std::string& deck, int s, const std::vector<std::string>& keep) {
   // The plan's Scan nodes point at the deck's tensor declarations: the decks
   // live as long as the test program.
-  static std::list<tra::io::Workflow> decks;
+  static std::list<tra::model::Workflow> decks;
   const auto& wf = decks.emplace_back(tra::io::parse_deck(deck, "deck.yaml", ""));
   const auto low = tra::logical::lower(wf, s);
   IaPlan p = tra::physical::compile(low.plan, s);

@@ -12,6 +12,13 @@
 #include "tra/einsum/parser.hpp"
 
 namespace tra::io {
+
+using model::Hdf5Source;
+using model::OptimizerSettings;
+using model::OutputDecl;
+using model::RunOptions;
+using model::TensorDecl;
+using model::TraStatement;
 namespace {
 
 namespace fs = std::filesystem;

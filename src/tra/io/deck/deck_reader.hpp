@@ -3,9 +3,13 @@
 // expected; unknown keys are errors. docs/deck.md documents every key.
 #include <string>
 
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 
 namespace tra::io {
+
+// The model the readers fill (model/workflow.hpp).
+using model::Generator;
+using model::Workflow;
 
 Workflow read_deck(const std::string& path);
 // For tests: a deck given as text, reported under `name`.

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "tra/common/scalar_types.hpp"
 #include "tra/io/hdf5/handle.hpp"
 
 namespace tra::io::hdf5 {
@@ -50,7 +51,7 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
     std::vector<hsize_t> start(static_cast<size_t>(rank));
     for (int i = 0; i < rank; ++i) start[i] = static_cast<hsize_t>(k[i] * chunk_shape[i]);
     TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
-    TRA_H5_COLLECTIVE(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()));
+    TRA_H5_COLLECTIVE(H5Dread(d.get(), hdf5_scalar(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()));
     out.push_back({k, Chunk::from_host(chunk_shape, buffer)});
   }
   return out;

@@ -7,9 +7,13 @@
 
 #include "tra/comm/communicator.hpp"
 #include "tra/core/tensor_relation.hpp"
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 
 namespace tra::io::hdf5 {
+
+// The model the readers fill (model/workflow.hpp).
+using model::Hdf5Source;
+using model::TensorDecl;
 
 // Throws UserError (at the tensor's deck location) when the source does not match.
 void validate_source(const TensorDecl& t, const Hdf5Source& src);

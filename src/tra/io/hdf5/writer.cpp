@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "tra/common/error.hpp"
+#include "tra/common/scalar_types.hpp"
 #include "tra/io/hdf5/handle.hpp"
 
 namespace tra::io::hdf5 {
@@ -28,7 +29,7 @@ void write_dataset(hid_t file, const DatasetData& ds) {
   Dataspace file_space(TRA_H5_COLLECTIVE(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims.data(), nullptr)));
   PropList lcpl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_LINK_CREATE)));
   TRA_H5_COLLECTIVE(H5Pset_create_intermediate_group(lcpl.get(), 1));
-  Dataset d(TRA_H5_COLLECTIVE(H5Dcreate2(file, ds.dataset.c_str(), H5T_NATIVE_DOUBLE, file_space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT)));
+  Dataset d(TRA_H5_COLLECTIVE(H5Dcreate2(file, ds.dataset.c_str(), hdf5_scalar(), file_space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT)));
   for (const Tuple& t : ds.local) {
     std::vector<hsize_t> start(static_cast<size_t>(rank)), count(static_cast<size_t>(rank));
     for (int i = 0; i < rank; ++i) {
@@ -39,7 +40,7 @@ void write_dataset(hid_t file, const DatasetData& ds) {
     if (rank == 0) TRA_H5_COLLECTIVE(H5Sselect_all(file_space.get()));
     else TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
     const std::vector<Scalar> host = t.chunk.to_host();
-    TRA_H5_COLLECTIVE(H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, mem.get(), file_space.get(), H5P_DEFAULT, host.data()));
+    TRA_H5_COLLECTIVE(H5Dwrite(d.get(), hdf5_scalar(), mem.get(), file_space.get(), H5P_DEFAULT, host.data()));
   }
 }
 

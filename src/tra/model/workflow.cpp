@@ -1,10 +1,10 @@
-#include "tra/io/deck/workflow.hpp"
+#include "tra/model/workflow.hpp"
 
 #include <set>
 
 #include <sstream>
 
-namespace tra::io {
+namespace tra::model {
 
 std::string Generator::str() const {
   std::ostringstream os;
@@ -66,4 +66,4 @@ const SourceLoc& statement_loc(const Statement& s) {
   return std::get<TraStatement>(s).loc;
 }
 
-}  // namespace tra::io
+}  // namespace tra::model

@@ -1,6 +1,8 @@
 #pragma once
-// What a deck describes, validated: tensors and where their data comes from, the
-// graph of statements in order, what to write where, and run options.
+// The model of a workflow: what a deck describes, validated — tensors and
+// where their data comes from, the graph of statements in order, what to write
+// where, and run options. io/deck reads a deck into it; the planning layers
+// (logical, decomp, physical) read it; it depends on nothing above einsum.
 #include <map>
 #include <optional>
 #include <string>
@@ -10,9 +12,8 @@
 #include "tra/common/error.hpp"
 #include "tra/core/key.hpp"
 #include "tra/einsum/statement.hpp"
-#include "tra/logical/key_expr.hpp"
 
-namespace tra::io {
+namespace tra::model {
 
 struct Generator {
   enum class Kind { Uniform, Normal, Zeros, Ones, Identity, Arange } kind = Kind::Zeros;
@@ -99,4 +100,4 @@ std::vector<std::string> statement_inputs(const Statement& s);
 // A deck without outputs computes these (and writes nothing).
 std::vector<std::string> graph_sinks(const Workflow& wf);
 
-}  // namespace tra::io
+}  // namespace tra::model
