@@ -85,13 +85,19 @@ Key key_at(const std::vector<Index>& keys, size_t i, int arity) {
 }  // namespace
 
 std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity,
-                             const Shape& chunk_shape, Moved& moved) {
+                             const Shape& chunk_shape, Moved& moved, const std::vector<int>* planned) {
   const int p = c.size();
   const Index per = volume(chunk_shape);
   Kokkos::fence();  // chunk kernels must be done before MPI reads their memory
   int n_mine = to_int(mine.size(), "tuple");
   std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
-  TRA_MPI_CHECK(MPI_Allgather(&n_mine, 1, MPI_INT, counts.data(), 1, MPI_INT, c.get()));
+  if (planned) {
+    TRA_ASSERT(planned->size() == static_cast<size_t>(p) && (*planned)[static_cast<size_t>(c.rank())] == n_mine,
+               "broadcast: rank " << c.rank() << " holds " << n_mine << " tuples, the plan said otherwise");
+    counts = *planned;
+  } else {
+    TRA_MPI_CHECK(MPI_Allgather(&n_mine, 1, MPI_INT, counts.data(), 1, MPI_INT, c.get()));
+  }
   size_t total = 0;
   for (int r = 0; r < p; ++r) {
     displs[r] = to_int(total, "tuple");
@@ -145,7 +151,7 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
 }
 
 std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape,
-                           const std::function<int(const Key&)>& site, Moved& moved) {
+                           const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned) {
   const int p = c.size();
   const Index per = volume(chunk_shape);
   Kokkos::fence();
@@ -165,7 +171,14 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
     sdispl[r] = to_int(ordered.size(), "tuple");
     ordered.insert(ordered.end(), to[r].begin(), to[r].end());
   }
-  TRA_MPI_CHECK(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, c.get()));
+  if (planned) {
+    // Checked before anything moves: a rank that sent other than planned
+    // would leave its peers waiting for tuples that never come.
+    TRA_ASSERT(planned->send == send_counts, "shuffle: rank " << c.rank() << " sends other tuples than the plan predicted");
+    recv_counts = planned->recv;
+  } else {
+    TRA_MPI_CHECK(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, c.get()));
+  }
   size_t received = 0;
   for (int r = 0; r < p; ++r) {
     rdispl[r] = to_int(received, "tuple");
@@ -195,7 +208,10 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
     recv.arrived();
   }
   moved.floats += static_cast<Index>(ordered.size()) * per;
-  for (size_t i = 0; i < received; ++i) out.push_back({key_at(keys, i, key_arity), recv.chunk(i, chunk_shape, per)});
+  for (size_t i = 0; i < received; ++i) {
+    out.push_back({key_at(keys, i, key_arity), recv.chunk(i, chunk_shape, per)});
+    TRA_ASSERT(site(out.back().key) == c.rank(), "shuffle: rank " << c.rank() << " received key " << to_string(out.back().key) << " of another rank");
+  }
   return out;
 }
 

@@ -14,12 +14,23 @@ struct Moved {
   Index floats = 0;  // floats this rank sent to other ranks
 };
 
-// Every rank ends with the tuples of all ranks.
-std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity,
-                             const Shape& chunk_shape, Moved& moved);
+// The tuples this rank sends to and receives from each rank, known before
+// anything moves (the executor takes them from the plan's distributions,
+// exec/exchange_plan.hpp): the collectives then need no exchange of counts.
+struct Counts {
+  std::vector<int> send, recv;  // per rank; 0 for this rank itself
+};
 
-// Every tuple goes to rank `site(key)`; tuples already there stay without a copy.
+// Every rank ends with the tuples of all ranks. `counts`, if given, are the
+// tuples each rank holds (as planned); this rank's own must match.
+std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity,
+                             const Shape& chunk_shape, Moved& moved, const std::vector<int>* counts = nullptr);
+
+// Every tuple goes to rank `site(key)`; tuples already there stay without a
+// copy. `planned`, if given, says what moves: what this rank finds it must
+// send has to match it, and every key it receives must be its own (else an
+// internal error: the plan's prediction was wrong).
 std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape,
-                           const std::function<int(const Key&)>& site, Moved& moved);
+                           const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned = nullptr);
 
 }  // namespace tra::comm

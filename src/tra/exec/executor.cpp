@@ -3,6 +3,7 @@
 #include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/timer.hpp"
+#include "tra/exec/exchange_plan.hpp"
 #include "tra/exec/join_aggregate.hpp"
 #include "tra/io/generators.hpp"
 #include "tra/io/hdf5/reader.hpp"
@@ -41,7 +42,8 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
       return scan(n);
     case IaNode::Kind::Bcast: {
       comm::Moved m;
-      auto out = comm::broadcast(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, m);
+      const std::vector<int> counts = broadcast_counts(plan_, n);
+      auto out = comm::broadcast(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, m, &counts);
       moved = m.floats;
       return out;
     }
@@ -56,7 +58,8 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
         return out;
       }
       comm::Moved m;
-      auto out = comm::shuffle(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, site, m);
+      const comm::Counts counts = shuffle_counts(plan_, n, comm_.rank());
+      auto out = comm::shuffle(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, site, m, &counts);
       moved = m.floats;
       return out;
     }

@@ -70,6 +70,12 @@ std::string expected_keys() {
 
 }  // namespace
 
+bool same_rates(const Rates& a, const Rates& b) {
+  for (const Field& f : kFields)
+    if (a.*(f.member) != b.*(f.member)) return false;
+  return true;
+}
+
 Rates load_rates(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UserError(SourceLoc{path, 0, 0}, "cannot read the calibration file (tra-calibrate writes one)");

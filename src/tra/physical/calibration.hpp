@@ -32,6 +32,8 @@ Rates load_rates(const std::string& path);
 // Writes it under a temporary name and renames it into place. Values read back
 // exactly.
 void save_rates(const Rates& r, const std::string& path);
+// Whether every rate of a equals b's (the origin aside).
+bool same_rates(const Rates& a, const Rates& b);
 // (tra-calibrate measures them: app/measure_rates.hpp.)
 
 }  // namespace tra::physical
