@@ -100,15 +100,19 @@ physical::OptimizerOptions optimizer_options(const model::Workflow& wf, const Ru
     check(name, [&](const std::string& m) { throw UserError("--disable " + name + ": " + m); });
     o.disabled.insert(name);
   }
-  const std::set<std::string> strategies{"auto", "bmm", "cmm", "rmm", "2d", "mixed"};
-  std::string strategy = wf.run.optimizer.strategy;
-  for (char& ch : strategy) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (!strategies.count(strategy))
-    throw UserError(wf.run.optimizer.strategy_loc, "unknown strategy '" + wf.run.optimizer.strategy + "'; expected auto, bmm, cmm, rmm, 2d or mixed");
+  const std::vector<std::string> strategies = physical::strategy_names();
+  std::string expected;
+  for (size_t i = 0; i < strategies.size(); ++i) expected += (i == 0 ? "" : i + 1 == strategies.size() ? " or " : ", ") + strategies[i];
+  auto known_strategy = [&](std::string s) {
+    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return std::find(strategies.begin(), strategies.end(), s) != strategies.end() ? s : std::string();
+  };
+  std::string strategy = known_strategy(wf.run.optimizer.strategy);
+  if (strategy.empty())
+    throw UserError(wf.run.optimizer.strategy_loc, "unknown strategy '" + wf.run.optimizer.strategy + "'; expected " + expected);
   if (!opt.strategy.empty()) {
-    strategy = opt.strategy;
-    for (char& ch : strategy) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (!strategies.count(strategy)) throw UserError("--strategy " + opt.strategy + ": expected auto, bmm, cmm, rmm, 2d or mixed");
+    strategy = known_strategy(opt.strategy);
+    if (strategy.empty()) throw UserError("--strategy " + opt.strategy + ": expected " + expected);
   }
   o.strategy = strategy;
   const std::string calibration = !opt.calibration.empty() ? opt.calibration : wf.run.optimizer.calibration;
@@ -118,14 +122,10 @@ physical::OptimizerOptions optimizer_options(const model::Workflow& wf, const Ru
 
 // --partitioner and --overdecomposition on top of the deck's run: section.
 void apply_partitioner_options(const RunOptions& opt, model::RunOptions& run) {
-  using P = model::RunOptions::Partitioner;
-  const std::map<std::string, P> names{{"eindecomp", P::EinDecomp}, {"sqrt", P::Sqrt}, {"data-parallel", P::DataParallel},
-                                       {"model-parallel", P::ModelParallel}, {"manual", P::Manual}};
   if (!opt.partitioner.empty()) {
-    auto it = names.find(opt.partitioner);
-    if (it == names.end())
-      throw UserError("--partitioner " + opt.partitioner + ": expected eindecomp, sqrt, data-parallel, model-parallel or manual");
-    run.partitioner = it->second;
+    const auto named = model::partitioner_named(opt.partitioner);
+    if (!named) throw UserError("--partitioner " + opt.partitioner + ": expected " + model::kPartitionerNames);
+    run.partitioner = *named;
   }
   if (opt.overdecomposition != 0) {
     const Index o = opt.overdecomposition;

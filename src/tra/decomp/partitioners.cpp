@@ -49,25 +49,6 @@ Partitioning by_rule(const Vertex& v, const PartitionerOptions& o, Index p) {
 
 }  // namespace
 
-const char* const kPartitionerNames = "eindecomp, sqrt, data-parallel, model-parallel or manual";
-
-const char* partitioner_name(Partitioner k) {
-  switch (k) {
-    case Partitioner::EinDecomp: return "eindecomp";
-    case Partitioner::Sqrt: return "sqrt";
-    case Partitioner::DataParallel: return "data-parallel";
-    case Partitioner::ModelParallel: return "model-parallel";
-    case Partitioner::Manual: return "manual";
-  }
-  return "?";
-}
-
-std::optional<Partitioner> partitioner_named(const std::string& name) {
-  for (Partitioner k : {Partitioner::EinDecomp, Partitioner::Sqrt, Partitioner::DataParallel, Partitioner::ModelParallel, Partitioner::Manual})
-    if (name == partitioner_name(k)) return k;
-  return std::nullopt;
-}
-
 Index kernel_calls_wanted(int nranks, Index overdecomposition) { return round_up_to_power_of_two(nranks) * overdecomposition; }
 
 Plan decompose(const Graph& g, const PartitionerOptions& o) {

@@ -33,9 +33,9 @@ namespace tra::decomp {
 
 using Partitioner = model::RunOptions::Partitioner;
 
-const char* partitioner_name(Partitioner k);
-std::optional<Partitioner> partitioner_named(const std::string& name);
-extern const char* const kPartitionerNames;  // "eindecomp, sqrt, data-parallel, model-parallel or manual"
+using model::kPartitionerNames;  // the one name table is the model's
+using model::partitioner_name;
+using model::partitioner_named;
 
 // p = round_up_to_power_of_two(nranks) × overdecomposition.
 Index kernel_calls_wanted(int nranks, Index overdecomposition);

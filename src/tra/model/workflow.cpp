@@ -38,6 +38,25 @@ const TensorDecl* Workflow::find_tensor(const std::string& name) const {
   return nullptr;
 }
 
+const char* const kPartitionerNames = "eindecomp, sqrt, data-parallel, model-parallel or manual";
+
+const char* partitioner_name(RunOptions::Partitioner k) {
+  switch (k) {
+    case RunOptions::Partitioner::EinDecomp: return "eindecomp";
+    case RunOptions::Partitioner::Sqrt: return "sqrt";
+    case RunOptions::Partitioner::DataParallel: return "data-parallel";
+    case RunOptions::Partitioner::ModelParallel: return "model-parallel";
+    case RunOptions::Partitioner::Manual: return "manual";
+  }
+  return "?";
+}
+
+std::optional<RunOptions::Partitioner> partitioner_named(const std::string& name) {
+  for (RunOptions::Partitioner k : {RunOptions::Partitioner::EinDecomp, RunOptions::Partitioner::Sqrt, RunOptions::Partitioner::DataParallel, RunOptions::Partitioner::ModelParallel, RunOptions::Partitioner::Manual})
+    if (name == partitioner_name(k)) return k;
+  return std::nullopt;
+}
+
 const std::string& statement_output(const Statement& s) {
   if (auto e = std::get_if<einsum::EinSum>(&s)) return e->output.name;
   return std::get<TraStatement>(s).output;

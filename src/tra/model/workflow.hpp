@@ -93,6 +93,11 @@ struct Workflow {
   const TensorDecl* find_tensor(const std::string& name) const;
 };
 
+// The partitioners by name (run: partitioner:, --partitioner), one table.
+const char* partitioner_name(RunOptions::Partitioner k);
+std::optional<RunOptions::Partitioner> partitioner_named(const std::string& name);
+extern const char* const kPartitionerNames;  // "eindecomp, sqrt, data-parallel, model-parallel or manual"
+
 const std::string& statement_output(const Statement& s);
 const SourceLoc& statement_loc(const Statement& s);
 std::vector<std::string> statement_inputs(const Statement& s);

@@ -4,7 +4,9 @@
 // model says the plan got cheaper; then, join by join, try every placement
 // strategy (BMM, CMM, RMM, …; join_strategies.hpp), settle each candidate with
 // the simple rules again, and keep the cheapest. Two passes over the joins let
-// a choice react to the choices after it.
+// a choice react to the choices after it. The three are named phases
+// (optimizer.cpp); the held plan and its in-place trials are in search/, the
+// EXPLAIN text in explain.cpp.
 #include <set>
 #include <string>
 #include <vector>
@@ -36,8 +38,18 @@ struct Alternative {
   bool chosen = false;
 };
 
+// One named phase of the search, as --explain shows it.
+struct PhaseReport {
+  std::string name, what;
+  bool skipped = false;      // disabled by name
+  int changes = 0;           // rewrites kept ("rules") or joins whose strategy changed
+  double seconds = 0;
+  PlanCost before, after;
+};
+
 struct Optimized {
   IaPlan initial, chosen;
+  std::vector<PhaseReport> phases;  // in the order they ran
   PlanCost initial_cost, cost;
   std::vector<AppliedRule> applied;
   std::vector<Alternative> alternatives;
@@ -45,7 +57,19 @@ struct Optimized {
   double seconds = 0;              // time spent optimizing
 };
 
-// All names a user may disable (checked when reading options).
+// The search's phases in order (DuckDB's optimizer list is the model): the
+// simple rules to a fixed point ("rules"), then every join's strategies
+// ("strategies"), then all of them again in the context of the later choices
+// ("strategies-again"). Each is timed, shown by --explain with what it
+// changed, and can be switched off by name like a rule.
+std::vector<std::string> optimizer_phase_names();
+
+// What --strategy and run: optimizer: strategy accept: auto, then the
+// families of joins with an aggregation, lower-case (bmm, cmm, rmm, 2d, mixed).
+std::vector<std::string> strategy_names();
+
+// All names a user may disable (checked when reading options): rules,
+// strategy families and phases.
 std::vector<std::string> rule_and_strategy_names();
 
 Optimized optimize(const IaPlan& initial, const OptimizerOptions& options);

@@ -193,3 +193,27 @@ TEST(Optimizer, DisabledRulesAreNotApplied) {
     EXPECT_NE(a.strategy.rfind("RMM", 0), 0u);
   }
 }
+
+TEST(Optimizer, PhasesAreNamedTimedAndSwitchable) {
+  const IaPlan p = table_one(matmul(64, 64, 64), 4, {"C"});
+  const Optimized all = tra::physical::optimize(p, {});
+  ASSERT_EQ(all.phases.size(), 3u);
+  EXPECT_EQ(tra::physical::optimizer_phase_names(), (std::vector<std::string>{"rules", "strategies", "strategies-again"}));
+  for (size_t i = 0; i < all.phases.size(); ++i) {
+    EXPECT_EQ(all.phases[i].name, tra::physical::optimizer_phase_names()[i]);
+    EXPECT_FALSE(all.phases[i].skipped);
+    EXPECT_GE(all.phases[i].seconds, 0);
+    EXPECT_FALSE(all.phases[i].after.better_than(all.phases[i].before) && all.phases[i].changes == 0) << all.phases[i].name;
+    if (i > 0) EXPECT_EQ(all.phases[i].before.seconds, all.phases[i - 1].after.seconds);  // each starts where the last ended
+  }
+  EXPECT_EQ(all.phases[0].changes, static_cast<int>(all.applied.size()));
+  EXPECT_NE(tra::physical::explain(all).find("== optimizer phases"), std::string::npos);
+  // Without the join phases no strategy is tried, and the plan is the rules' fixed point.
+  OptimizerOptions rules_only;
+  rules_only.disabled = {"strategies", "strategies-again"};
+  const Optimized r = tra::physical::optimize(p, rules_only);
+  EXPECT_TRUE(r.alternatives.empty());
+  EXPECT_TRUE(r.phases[1].skipped && r.phases[2].skipped);
+  EXPECT_EQ(r.cost.seconds, all.phases[0].after.seconds);
+  EXPECT_FALSE(r.cost.better_than(all.cost));
+}

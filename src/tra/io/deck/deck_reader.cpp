@@ -239,14 +239,12 @@ class DeckReader {
   // run: partitioner: and run: overdecomposition: (docs/eindecomp.md).
   void read_partitioner(const YAML::Node& run, RunOptions& r) {
     using P = RunOptions::Partitioner;
-    const std::vector<std::pair<std::string, P>> names{
-        {"eindecomp", P::EinDecomp}, {"sqrt", P::Sqrt}, {"data-parallel", P::DataParallel}, {"model-parallel", P::ModelParallel}, {"manual", P::Manual}};
     if (const YAML::Node n = run["partitioner"]) {
       const std::string v = scalar(run, "partitioner", "run");
       r.partitioner_loc = text_loc(n);
-      auto it = std::find_if(names.begin(), names.end(), [&](const auto& e) { return e.first == v; });
-      if (it == names.end()) throw UserError(text_loc(n), "unknown partitioner '" + v + "'; expected eindecomp, sqrt, data-parallel, model-parallel or manual");
-      r.partitioner = it->second;
+      const std::optional<P> named = model::partitioner_named(v);
+      if (!named) throw UserError(text_loc(n), "unknown partitioner '" + v + "'; expected " + model::kPartitionerNames);
+      r.partitioner = *named;
       if (r.default_given && r.partitioner != P::Manual)
         throw UserError(default_loc_, "'default' applies to partitioner manual only; this deck uses " + v + " (remove 'default' or write partitioner: manual)");
     } else if (r.default_given) {

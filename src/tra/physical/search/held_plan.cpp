@@ -1,0 +1,45 @@
+#include "tra/physical/search/held_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace tra::physical {
+
+int first_slot(const Rule* rule) {
+  int slot = 0;
+  for (const Rule* r : all_rules()) {
+    if (r == rule) return slot;
+    slot += r->variants;
+  }
+  throw std::logic_error("optimizer: unknown rule " + rule->name);
+}
+
+// The bits of the rules never tried at an operator of kind `k`.
+uint64_t rules_not_at(IaNode::Kind k) {
+  using Kind = IaNode::Kind;
+  static const std::map<Kind, uint64_t> bits = [] {
+    std::map<Kind, uint64_t> b;
+    for (Kind kind : {Kind::Scan, Kind::Bcast, Kind::Shuffle, Kind::LocalJoin, Kind::LocalAgg, Kind::LocalFilter, Kind::LocalMap})
+      for (const Rule* r : all_rules())
+        if (std::find(r->at_kinds.begin(), r->at_kinds.end(), kind) == r->at_kinds.end())
+          for (int v = 0; v < r->variants; ++v) b[kind] |= uint64_t{1} << (first_slot(r) + v);
+    return b;
+  }();
+  auto it = bits.find(k);
+  return it == bits.end() ? 0 : it->second;
+}
+
+void Held::edited(const Trial& t) {
+  no_match.resize(plan.nodes.size(), 0);  // appended nodes: nothing learnt yet
+  constexpr int kFar = 3;
+  std::vector<int> levels_above(plan.nodes.size(), kFar);  // how far above a node inferred again
+  for (int i : t.redone()) levels_above[static_cast<size_t>(i)] = 0;
+  for (int i : order) {  // inputs first
+    auto& level = levels_above[static_cast<size_t>(i)];
+    for (int j : plan.node(i).inputs) level = std::min(level, levels_above[static_cast<size_t>(j)] + 1);
+    if (level < kFar) no_match[static_cast<size_t>(i)] = rules_not_at(plan.node(i).kind);
+  }
+}
+
+}  // namespace tra::physical

@@ -1,0 +1,169 @@
+#pragma once
+// The plan a search holds and the edits it tries on it in place (a rule's
+// rewrite, a join strategy), each of which can be taken back: no candidate
+// needs a copy of the plan. Internal to the optimizer (optimizer.hpp).
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "tra/physical/cost_model.hpp"
+#include "tra/physical/ia_plan.hpp"
+#include "tra/physical/infer.hpp"
+#include "tra/physical/plan_edit.hpp"
+#include "tra/physical/rules/rule.hpp"
+
+namespace tra::physical {
+
+// What an edit of a plan in place may change besides the nodes it appends: a
+// rule changes the parameters of the node it rewrites and the inputs, roots
+// and results of others, never a distribution (which the snapshot leaves out,
+// as it is large). A join strategy changes the join's parameters and inputs
+// and the inputs of the aggregation after it, the same kinds of fields.
+struct Snapshot {
+  size_t size;
+  int at;
+  IaNode node;  // parameters of node `at`, without its distribution
+  std::vector<int> inputs;  // every node's inputs, one after another (two per node at most)
+  std::vector<bool> stale;
+  std::vector<int> roots, tra_to_ia;
+
+  Snapshot(IaPlan& p, int at_) : size(p.nodes.size()), at(at_), roots(p.roots), tra_to_ia(p.tra_to_ia) {
+    Distribution keep = std::move(p.node(at).dist);
+    node = p.node(at);
+    p.node(at).dist = std::move(keep);
+    inputs.reserve(3 * p.nodes.size());
+    stale.reserve(p.nodes.size());
+    for (const auto& n : p.nodes) {
+      inputs.push_back(static_cast<int>(n.inputs.size()));
+      inputs.insert(inputs.end(), n.inputs.begin(), n.inputs.end());
+      stale.push_back(n.stale);
+    }
+  }
+  // Node i's inputs as they were.
+  bool same_inputs(const IaPlan& p, size_t i, size_t& pos) const {
+    const int n = inputs[pos++];
+    const bool same = static_cast<int>(p.nodes[i].inputs.size()) == n && std::equal(inputs.begin() + static_cast<long>(pos), inputs.begin() + static_cast<long>(pos) + n, p.nodes[i].inputs.begin());
+    pos += static_cast<size_t>(n);
+    return same;
+  }
+  void restore(IaPlan& p) const {
+    p.nodes.resize(size);
+    Distribution keep = std::move(p.node(at).dist);
+    p.node(at) = node;
+    p.node(at).dist = std::move(keep);
+    size_t pos = 0;
+    for (size_t i = 0; i < size; ++i) {
+      const int n = inputs[pos++];
+      p.nodes[i].inputs.assign(inputs.begin() + static_cast<long>(pos), inputs.begin() + static_cast<long>(pos) + n);
+      pos += static_cast<size_t>(n);
+      p.nodes[i].stale = stale[i];
+    }
+    p.roots = roots;
+    p.tra_to_ia = tra_to_ia;
+  }
+  // After the edit: the edited node and every node whose inputs changed need
+  // inferring again (appended ones are stale already).
+  void mark_rewritten(IaPlan& rewritten) const {
+    rewritten.node(at).stale = true;
+    size_t pos = 0;
+    for (size_t i = 0; i < size; ++i)
+      if (!same_inputs(rewritten, i, pos)) rewritten.nodes[i].stale = true;
+  }
+};
+
+// Every variant of every rule has a bit in Held::no_match (all_rules() order):
+// the first of `rule`'s, and the bits of the rules never tried at an operator
+// of kind `k`.
+int first_slot(const Rule* rule);
+uint64_t rules_not_at(IaNode::Kind k);
+
+class Trial;
+
+// A plan the search holds, and its cost. While rules are tried on it the plan
+// is kept loose: a rewrite appends its nodes and leaves the nodes it replaced
+// where they are, and `order` lists the nodes the roots need, inputs first,
+// as normalize() would order them; the search and the cost follow `order`, so
+// they see exactly the normalized plan. (Normalizing moves every node after
+// the first one a rewrite touches, which in a long plan costs far more than
+// the rewrite; tidy() does it once a search or a join's strategies are done.)
+//
+// It also holds what the search learnt: at which nodes which rules found
+// nothing to rewrite. Whether a rule applies at a node depends only on that
+// node, its inputs and their inputs (their parameters and inferred fields),
+// so a rule that did not apply at a node will not apply there until one of
+// those changes. A search that settles a plan differing from a settled one
+// near one join then tries the rules near that join only, not at every node
+// of a long plan again. A rewrite that applied but was not kept is tried again
+// every time (its verdict depends on the whole plan), exactly as if nothing
+// were remembered. The rules never tried at a node's kind count as not
+// applying from the start.
+struct Held {
+  IaPlan plan;
+  PlanCost cost;
+  std::vector<int> order;          // the nodes the roots need, in normalized order
+  std::vector<uint64_t> no_match;  // per node: bit slot(rule, variant) set = the rule does not apply here
+
+  Held(IaPlan normalized, PlanCost c) : plan(std::move(normalized)), cost(std::move(c)), order(plan.nodes.size()), no_match(plan.nodes.size(), 0) {
+    std::iota(order.begin(), order.end(), 0);
+    for (size_t i = 0; i < plan.nodes.size(); ++i) no_match[i] = rules_not_at(plan.nodes[i].kind);
+  }
+
+  // After trial `t` was kept: what was learnt is forgotten for the nodes
+  // inferred again and the nodes one or two levels above them.
+  void edited(const Trial& t);
+
+  // The plan normalized (dead nodes dropped, nodes in `order`), with what was
+  // learnt about its nodes.
+  void tidy() {
+    const std::vector<int> moved = reorder(plan, order);
+    std::vector<uint64_t> kept(plan.nodes.size(), 0);
+    for (size_t i = 0; i < moved.size(); ++i)
+      if (moved[i] >= 0) kept[static_cast<size_t>(moved[i])] = no_match[i];
+    no_match = std::move(kept);
+    std::iota(order.begin(), order.end(), 0);
+  }
+};
+
+// An edit of the held plan made in place (a rule's rewrite, a join strategy)
+// that can be taken back, so that no candidate needs a copy of the plan.
+class Trial {
+ public:
+  // Before the edit at node `at`.
+  Trial(Held& h, int at) : h_(&h), before_(h.plan, at) {}
+
+  // After the edit: the nodes the roots need now, in order, and what changed
+  // inferred again.
+  void infer() {
+    IaPlan& p = h_->plan;
+    before_.mark_rewritten(p);
+    order_before_ = std::move(h_->order);
+    // Ranked as normalize() would see them: the nodes in their places in the
+    // order, then the appended ones. The others are dead and stay so.
+    std::vector<int> rank(p.nodes.size(), std::numeric_limits<int>::max());
+    for (size_t k = 0; k < order_before_.size(); ++k) rank[static_cast<size_t>(order_before_[k])] = static_cast<int>(k);
+    for (size_t i = before_.size; i < p.nodes.size(); ++i) rank[i] = static_cast<int>(order_before_.size() + (i - before_.size));
+    h_->order = topological_order(p, rank);
+    redone_ = infer_stale(p, h_->order, &overwritten_);
+  }
+  const IaNode& edited_node() const { return before_.node; }  // as it was
+  const std::vector<int>& redone() const { return redone_; }  // the nodes inferred again
+
+  // The plan exactly as it was before the edit; edits made after this one
+  // must have been taken back first.
+  void undo() {
+    for (auto it = overwritten_.rbegin(); it != overwritten_.rend(); ++it) h_->plan.nodes[static_cast<size_t>(it->first)] = std::move(it->second);
+    before_.restore(h_->plan);
+    h_->order = std::move(order_before_);
+  }
+
+ private:
+  Held* h_;
+  Snapshot before_;
+  std::vector<int> order_before_;
+  std::vector<int> redone_;
+  std::vector<std::pair<int, IaNode>> overwritten_;  // nodes as they were before inferring them again
+};
+
+}  // namespace tra::physical

@@ -1,0 +1,100 @@
+#include "tra/physical/search/rule_search.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include "tra/common/text.hpp"
+#include "tra/physical/infer.hpp"
+
+namespace tra::physical {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string where_text(const IaNode& n) {
+  const std::string d = shorten(n.detail, 48);
+  return n.name() + "(" + d + ")";
+}
+
+}  // namespace
+
+void Search::settle(Held& h, const std::set<std::string>* only, std::vector<AppliedRule>* log, bool restart, std::vector<Trial>* kept) const {
+    IaPlan& p = h.plan;
+    for (int step = 0; step < 1000; ++step) {
+      bool improved = false;
+      auto stop = [&] { return restart && improved; };
+      for (const auto& [r, first_slot] : rules_) {
+        if (stop()) break;
+        if (only && !only->count(r->name)) continue;
+        // `pos`: the place in the (normalized) order, as an index in the
+        // normalized plan; a kept rewrite changes the node found there.
+        // Rules are not tried at operators of other kinds (Held::no_match).
+        for (int pos = 0; pos < static_cast<int>(h.order.size()) && !stop(); ++pos) {
+          for (int v = 0; v < r->variants && !stop(); ++v) {
+            const int at = h.order[static_cast<size_t>(pos)];
+            const uint64_t bit = uint64_t{1} << (first_slot + v);
+            if (h.no_match[static_cast<size_t>(at)] & bit) continue;
+            Trial t(h, at);
+            if (!r->apply(p, at, v)) {  // the plan is untouched
+              if (!reads_deep(*r)) h.no_match[static_cast<size_t>(at)] |= bit;
+              continue;
+            }
+            t.infer();
+            if (!invalid_reason(p, h.order).empty()) {
+              t.undo();
+              continue;
+            }
+            const PlanCost cc = cost(h);
+            if (!cc.better_than(h.cost)) {
+              t.undo();
+              continue;
+            }
+            if (log) log->push_back({r->name, where_text(t.edited_node()), h.cost.seconds, cc.seconds});
+            h.cost = cc;
+            h.edited(t);
+            if (kept) kept->push_back(std::move(t));
+            improved = true;
+          }
+        }
+      }
+      if (!improved) break;
+    }
+  }
+
+bool Search::family_allowed(const JoinStrategy& s, bool has_aggregation) const {
+  if (opt_.disabled.count(s.family)) return false;
+  if (opt_.strategy == "auto" || !has_aggregation) return true;
+  return lower(s.family) == lower(opt_.strategy);
+}
+
+std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits) {
+  Trial t(h, j);
+  apply_join_strategy(h.plan, j, s);
+  t.infer();
+  h.edited(t);
+  if (edits) edits->push_back(std::move(t));
+  // Aggregations downstream left partial by the move get their shuffles
+  // back, one level of the plan at a time (a regrouped aggregation may move
+  // the groups of the next).
+  for (size_t round = 0; round < h.plan.nodes.size(); ++round) {
+    Trial r(h, j);
+    if (regroup_partial_aggregations(h.plan, h.order).empty()) break;
+    r.infer();
+    h.edited(r);
+    if (edits) edits->push_back(std::move(r));
+  }
+  const std::string invalid = invalid_reason(h.plan, h.order);
+  if (!invalid.empty()) return invalid;
+  h.cost = search.cost(h);
+  // A strategy changes movement and placement only: the rules that settle
+  // those are enough (the kernel compositions are done).
+  static const std::set<std::string> placement{"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-7", "scan-part", "scan-all"};
+  search.settle(h, &placement, nullptr, false, edits);
+  return "";
+}
+
+}  // namespace tra::physical

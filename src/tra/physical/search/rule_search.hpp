@@ -1,0 +1,63 @@
+#pragma once
+// The searches the optimizer's phases are made of: settling a held plan with
+// the rules (greedy descent to a fixed point) and trying one join strategy on
+// it. Internal to the optimizer (optimizer.hpp).
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tra/physical/optimizer.hpp"
+#include "tra/physical/rules/join_strategies.hpp"
+#include "tra/physical/search/held_plan.hpp"
+
+namespace tra::physical {
+
+class Search {
+ public:
+  explicit Search(const OptimizerOptions& o) : opt_(o) {
+    for (const Rule* r : all_rules())
+      if (!opt_.disabled.count(r->name)) rules_.push_back({r, first_slot(r)});
+    const Rule* last = all_rules().back();
+    if (first_slot(last) + last->variants > 64) throw std::logic_error("optimizer: more than 64 rule variants to remember");
+  }
+
+  PlanCost cost(const IaPlan& p) const { return cost_of(p, opt_.rates); }
+  PlanCost cost(const Held& h) const { return cost_of(h.plan, opt_.rates, h.order); }
+
+  // Greedy descent to a fixed point: rules in order, each at every operator of
+  // its kind; the first rewrite that lowers the cost is kept and the search
+  // starts over (so rules earlier in the order always get the first chance,
+  // which gives the paper's sequences). Every kept step lowers (time, floats,
+  // operators), so it ends. `only` restricts the rules tried. Without
+  // `restart` a kept rewrite does not restart the search: the pass goes on
+  // and passes repeat until one keeps nothing (cheaper, same fixed point kind).
+  // Rules `h` knows not to apply at a node are not tried there (Held). The
+  // rewrites kept are appended to `kept`, if given, to be taken back later.
+  void settle(Held& h, const std::set<std::string>* only, std::vector<AppliedRule>* log, bool restart = true,
+              std::vector<Trial>* kept = nullptr) const;
+
+  // Whether strategy s may be tried at a join (with an aggregation after
+  // it, or not) under the options' disabled families and forced strategy.
+  bool family_allowed(const JoinStrategy& s, bool has_aggregation) const;
+
+ private:
+  // R2-6 looks through any chain of Bcasts and Shuffles below a join, deeper
+  // than Held remembers; it is never taken as not applying. (It is tried among
+  // the join strategies, not in the searches here.)
+  static bool reads_deep(const Rule& r) { return r.name == "R2-6"; }
+
+  struct Tried {
+    const Rule* rule;
+    int first_slot;  // its variants' bits in Held::no_match
+  };
+  const OptimizerOptions& opt_;
+  std::vector<Tried> rules_;
+};
+
+// The plan `h` (normalized) with join strategy `s` at join `j`, settled with
+// the placement rules; returns why the strategy gives an invalid plan, or
+// nothing. The edits are appended to `edits`, if given, to be taken back.
+std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits);
+
+}  // namespace tra::physical
