@@ -18,9 +18,9 @@ TEST(ExchangePlan, CountsPairUpAndAddUpToThePredictedFloats) {
       "  - {name: B, shape: [64, 64], source: \"uniform(-1, 1, 2)\"}\n"
       "graph:\n"
       "  - \"C[i,k] = sum_j A[i,j] * B[j,k]\"\n"
+      "  - \"S[i] = sum_k relu(C[i,k])\"\n"
       "run:\n"
-      "  partitioning:\n"
-      "    C: {i: 4, j: 4, k: 4}\n";
+      "  partitioning: {C: {i: 4, j: 4, k: 4}, S: {i: 2, k: 4}}\n";
   const model::Workflow wf = io::parse_deck(deck, "deck.yaml", "");
   int shuffles = 0, broadcasts = 0;
   for (const char* strategy : {"rmm", "cmm", "bmm", "2d"}) {
