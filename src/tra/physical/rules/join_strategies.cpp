@@ -1,6 +1,7 @@
 #include "tra/physical/rules/join_strategies.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "tra/core/processor_grid.hpp"
 #include "tra/physical/plan_edit.hpp"
@@ -276,45 +277,42 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
   j.keys_right = keys_right;
   j.out_key = out_key;
   // An aggregation that R2-4 let run in place under the old placement may
-  // not be in place under the new one: give it back its Table-1 shuffle, and
-  // let R2-4, R2-5 and R2-7 settle it again. (A first phase of R2-5 already
-  // feeds a shuffle and is right under any placement.)
-  // Its groups go to a face of the voxel grid (the coordinates of the
-  // dimensions it keeps; the summed ones at 0), where one of each group's
-  // partial results already is; with no dimension of P kept, to the
-  // relation's own default placement. A two-phase aggregation (R2-5) keeps
-  // its first phase and gets a shuffle to the face before its second.
-  std::vector<int> face;  // natural dims
-  ProcGrid face_grid;
-  std::vector<Index> face_strides;
+  // not be in place under the new one: it gets a shuffle back, and R2-4, R2-5
+  // and R2-7 settle it again. Its groups go to a face of the voxel grid (the
+  // coordinates of the dimensions it keeps, the summed ones at 0), where one
+  // of each group's partial results already is; with no dimension of P kept,
+  // to its Table-1 placement. A two-phase aggregation (R2-5) keeps its first
+  // phase and gets a new shuffle to the face before its second.
+  struct Face {
+    std::vector<int> dims;  // natural dims
+    ProcGrid grid;
+    std::vector<Index> strides;
+  } face;
   if (s.keep_in_place < 0 && p.node(join).base_out_key.identity()) {  // the join yields the natural voxel key
     const ProcGrid pgrid = !s.grid.empty() ? s.grid : ProcGrid{std::min<Index>(g.frontier[static_cast<size_t>(s.P[0])], p.nsites)};
-    const std::vector<Index> strides = row_major_strides(pgrid);
-    for (size_t t = 0; t < s.P.size(); ++t) {
-      face.push_back(s.P[t]);
-      face_grid.push_back(pgrid[t]);
-      face_strides.push_back(strides[t]);
-    }
+    face = {s.P, pgrid, row_major_strides(pgrid)};
   }
-  // The face for an aggregation grouping by `group_by`, in the numbering of
-  // `key_of` (natural dims, or their places in the group key).
-  auto on_face = [&](IaNode& sh, const std::vector<int>& group_by, bool group_key) {
+  // A shuffle of `in` to the face, for an aggregation grouping by
+  // `group_by`; its dims are natural ones, or with `group_key` their places
+  // in the group key. Without a kept dimension of P: Shuf(group_by).
+  auto to_face = [&](int in, const std::vector<int>& group_by, bool group_key, const Shape& site_grid) {
     std::vector<int> dims;
     ProcGrid grid;
     std::vector<Index> strides;
-    for (size_t t = 0; t < face.size(); ++t)
-      if (contains(group_by, face[t])) {
-        dims.push_back(group_key ? index_in(group_by, face[t]) : face[t]);
-        grid.push_back(face_grid[t]);
-        strides.push_back(face_strides[t]);
+    for (size_t t = 0; t < face.dims.size(); ++t)
+      if (contains(group_by, face.dims[t])) {
+        dims.push_back(group_key ? index_in(group_by, face.dims[t]) : face.dims[t]);
+        grid.push_back(face.grid[t]);
+        strides.push_back(face.strides[t]);
       }
-    if (dims.empty()) return;
-    sh.placement = Placement{Placement::Kind::Part, dims, {}, grid, strides};
-    sh.detail = "<" + [&] {
-      std::string d;
-      for (int x : dims) d += (d.empty() ? "" : ",") + std::to_string(x);
-      return d;
-    }() + ">";
+    if (dims.empty()) {
+      dims = group_by;
+      if (group_key) std::iota(dims.begin(), dims.end(), 0);
+    }
+    IaNode sh = make_shuffle(in, dims, site_grid);
+    sh.placement.grid = grid;
+    sh.placement.strides = strides;
+    return sh;
   };
   const auto users = consumers(p);
   for (int u : users[static_cast<size_t>(join)]) {
@@ -329,22 +327,18 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
       for (int f : users[static_cast<size_t>(next[0])])
         first_phase = first_phase && p.node(f).kind == Kind::LocalAgg && p.node(f).tra_node == p.node(u).tra_node;
     if (first_phase) {
-      // R2-5's first phase: a new shuffle to the face (appended, so that the
-      // edit can be taken back), read by every second phase.
+      // Appended, so that the edit can be taken back.
       const int old = next[0];
-      IaNode sh = p.node(old);
-      on_face(sh, group_by, true);
+      if (face.dims.empty()) continue;  // its Table-1 placement stands
+      IaNode sh = to_face(u, group_by, true, p.node(old).site_grid);
       if (sh.placement.same_as(p.node(old).placement)) continue;
-      sh.stale = true;
       const int ns = add_node(p, std::move(sh));
       for (int f : users[static_cast<size_t>(old)])
         for (int& i : p.node(f).inputs)
           if (i == old) i = ns;
       continue;
     }
-    IaNode sh = make_shuffle(join, group_by);
-    on_face(sh, group_by, false);
-    const int ns = add_node(p, std::move(sh));
+    const int ns = add_node(p, to_face(join, group_by, false, {}));
     for (int& i : p.node(u).inputs)
       if (i == join) i = ns;
   }
