@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <list>
+#include <set>
 #include <string>
 
 #include "tra/io/deck/deck_reader.hpp"
@@ -216,4 +217,35 @@ TEST(Optimizer, PhasesAreNamedTimedAndSwitchable) {
   EXPECT_TRUE(r.phases[1].skipped && r.phases[2].skipped);
   EXPECT_EQ(r.cost.seconds, all.phases[0].after.seconds);
   EXPECT_FALSE(r.cost.better_than(all.cost));
+}
+
+// Forced RMM is the 3D algorithm: its voxels go on a 2x2x2 processor grid,
+// on 8 sites (4 blocks per label) and on 10 (10 blocks per label, where the
+// row-major site of a voxel used to be its last index, a 1D plan in
+// disguise). Each input block goes to the two sites of its coordinates, and
+// the partial sums meet on the face of the grid that holds one of them.
+TEST(Optimizer, ForcedRmmIsThreeDimensional) {
+  for (int sites : {8, 10}) {
+    SCOPED_TRACE(std::to_string(sites) + " sites");
+    const int parts = sites == 8 ? 4 : 10;
+    std::string deck = matmul(40 * parts, 40 * parts, 40 * parts);
+    deck.replace(deck.find("{i: 4, j: 4, k: 4}"), 18, "{i: " + std::to_string(parts) + ", j: " + std::to_string(parts) + ", k: " + std::to_string(parts) + "}");
+    OptimizerOptions rmm;
+    rmm.strategy = "rmm";
+    const Optimized o = tra::physical::optimize(table_one(deck, sites, {"C"}), rmm);
+    std::string chosen;
+    for (const auto& a : o.alternatives)
+      if (a.chosen) chosen = a.strategy;
+    EXPECT_EQ(chosen, "RMM P=<0,1,2> on 2x2x2");
+    // Every join runs on the 2x2x2 grid's sites.
+    std::set<int> join_sites;
+    for (const auto& n : o.chosen.nodes)
+      if (n.kind == tra::physical::IaNode::Kind::LocalJoin)
+        for (const auto& [key, site] : n.dist.at) join_sites.insert(site);
+    EXPECT_EQ(join_sites.size(), 8u);
+    // N = 40 parts: each input is N² floats; a 3D plan moves at most 2 copies
+    // of each input and half of the partial sums: below 4.5 N².
+    const double n2 = 40.0 * parts * 40.0 * parts;
+    EXPECT_LT(static_cast<double>(o.cost.floats_moved), 4.5 * n2);
+  }
 }
