@@ -23,7 +23,9 @@ ProcGrid Placement::grid_for(const Shape& frontier, int nsites) const {
 int Placement::site_of(const Key& key, const Shape& frontier, int nsites) const {
   switch (kind) {
     case Kind::Part:
-      return grid_site(key, dims, grid.empty() ? grid_for(frontier, nsites) : grid, strides);
+      // The grid is fixed once a plan is inferred; computing the default per key would be slow.
+      if (!grid.empty()) return grid_site(key, dims, grid, strides);
+      return grid_site(key, dims, grid_for(frontier, nsites), strides);
     case Kind::Explicit: {
       auto it = sites.find(key);
       TRA_ASSERT(it != sites.end(), "no site recorded for key " << to_string(key));

@@ -46,8 +46,7 @@ struct Lowering {
   DecompositionReport decomposition;
 };
 
-// The plan keeps pointers into `wf` (its Scan nodes read the tensor
-// declarations): wf must outlive it.
+// The plan is self-contained: its inputs hold copies of their declarations.
 Lowering lower(const model::Workflow& wf, int nranks);
 // The same with another partitioner than the deck's (app/plan_deck.hpp tries
 // the baselines' labelings).

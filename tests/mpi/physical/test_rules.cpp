@@ -17,7 +17,6 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
-#include <deque>
 #include <functional>
 #include <map>
 #include <random>
@@ -81,11 +80,11 @@ std::string dims_text(const std::vector<int>& d) {
 
 // ---------------------------------------------------------------- plan builders
 
-// Scans point at a TensorDecl that must outlive every plan: keep them all.
-const model::TensorDecl* tensor(const Shape& frontier, const Shape& chunk, std::uint64_t seed) {
-  static std::deque<model::TensorDecl> tensors;
+// A generated tensor's declaration, named T0, T1, ... in the order made.
+model::TensorDecl tensor(const Shape& frontier, const Shape& chunk, std::uint64_t seed) {
+  static int made = 0;
   model::TensorDecl t;
-  t.name = "T" + std::to_string(tensors.size());
+  t.name = "T" + std::to_string(made++);
   for (size_t d = 0; d < frontier.size(); ++d) t.shape.push_back(frontier[d] * chunk[d]);
   t.chunk = chunk;
   model::Generator g;
@@ -94,14 +93,13 @@ const model::TensorDecl* tensor(const Shape& frontier, const Shape& chunk, std::
   g.b = 1;
   g.seed = seed;
   t.source = g;
-  tensors.push_back(std::move(t));
-  return &tensors.back();
+  return t;
 }
 
 int scan(IaPlan& p, const Shape& frontier, const Shape& chunk, Placement where, std::uint64_t seed) {
   IaNode n;
   n.kind = Kind::Scan;
-  n.source = *tensor(frontier, chunk, seed);
+  n.source = tensor(frontier, chunk, seed);
   n.out_type = RelType{frontier, chunk};
   n.placement = std::move(where);
   n.detail = n.source->name + ", " + n.placement.str();

@@ -3,7 +3,6 @@
 // wrongly, or not at all, before the fix it names.
 #include <gtest/gtest.h>
 
-#include <list>
 #include <string>
 
 #include "tra/app/plan_deck.hpp"
@@ -14,9 +13,7 @@ namespace tra::app {
 namespace {
 
 PlannedDeck plan(const std::string& deck, int ranks, const physical::OptimizerOptions& options = {}) {
-  static std::list<model::Workflow> decks;  // plans point into their deck
-  const model::Workflow& wf = decks.emplace_back(io::parse_deck(deck, "deck.yaml", ""));
-  return plan_deck(wf, ranks, options);
+  return plan_deck(io::parse_deck(deck, "deck.yaml", ""), ranks, options);
 }
 
 // A join with no shared label (an outer product) under every strategy.

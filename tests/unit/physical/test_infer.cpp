@@ -50,7 +50,7 @@ TEST(Infer, AJoinOfRelationsThatDoNotMeetIsInvalid) {
       "run:\n"
       "  partitioning:\n"
       "    C: {i: 2, j: 2}\n";
-  const auto wf = tra::io::parse_deck(deck, "deck.yaml", "");  // outlives the plan: Scan nodes point into it
+  const auto wf = tra::io::parse_deck(deck, "deck.yaml", "");
   const auto low = tra::logical::lower(wf, 2);
   IaPlan p = tra::physical::compile(low.plan, 2);
   ASSERT_TRUE(tra::physical::invalid_reason(p).empty());

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <list>
 #include <set>
 #include <string>
 
@@ -24,11 +23,8 @@ namespace {
 
 // Table-1 plan of a deck, keeping only the statement outputs named.
 IaPlan table_one(const std::string& deck, int s, const std::vector<std::string>& keep) {
-  // The plan's Scan nodes point at the deck's tensor declarations: the decks
-  // live as long as the test program.
-  static std::list<tra::model::Workflow> decks;
-  const auto& wf = decks.emplace_back(tra::io::parse_deck(deck, "deck.yaml", ""));
-  const auto low = tra::logical::lower(wf, s);
+  // The deck is gone when the plan is used: plans hold copies of what they read.
+  const auto low = tra::logical::lower(tra::io::parse_deck(deck, "deck.yaml", ""), s);
   IaPlan p = tra::physical::compile(low.plan, s);
   p.roots.clear();
   for (const auto& t : keep) p.roots.push_back(p.tra_to_ia[static_cast<size_t>(low.tensor_node.at(t))]);

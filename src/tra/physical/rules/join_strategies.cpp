@@ -112,6 +112,13 @@ int add_replica(IaPlan& p, int in, RelType out, const ExpandFn& expand, int arit
   return add_node(p, std::move(m));
 }
 
+// The processor grid a strategy places its voxels on: its own, or, for one
+// dimension, min(extent, s) sites.
+ProcGrid voxel_grid(const JoinStrategy& s, const Geometry& g, int nsites) {
+  if (!s.grid.empty()) return s.grid;
+  return {std::min<Index>(g.frontier[static_cast<size_t>(s.P[0])], nsites)};
+}
+
 // `t` with dimensions of these extents added after its own.
 RelType with_dims(RelType t, const Shape& added) {
   t.frontier.insert(t.frontier.end(), added.begin(), added.end());
@@ -177,8 +184,7 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
     if (s.keep_in_place == 0) nb = broadcast(b);
     else na = broadcast(a);
   } else {
-    // The voxels' processor grid over P (one dimension: min(extent, s) sites).
-    const ProcGrid pgrid = !s.grid.empty() ? s.grid : ProcGrid{std::min<Index>(g.frontier[static_cast<size_t>(s.P[0])], p.nsites)};
+    const ProcGrid pgrid = voxel_grid(s, g, p.nsites);
     auto sites_along = [&](int o) { return pgrid[static_cast<size_t>(index_in(s.P, o))]; };
     // One side brought to the voxels' sites; `have` maps natural dims to its own.
     // A side missing some dimensions of P is replicated over them (insertDim,
@@ -289,7 +295,7 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
     std::vector<Index> strides;
   } face;
   if (s.keep_in_place < 0 && p.node(join).base_out_key.identity()) {  // the join yields the natural voxel key
-    const ProcGrid pgrid = !s.grid.empty() ? s.grid : ProcGrid{std::min<Index>(g.frontier[static_cast<size_t>(s.P[0])], p.nsites)};
+    const ProcGrid pgrid = voxel_grid(s, g, p.nsites);
     face = {s.P, pgrid, row_major_strides(pgrid)};
   }
   // A shuffle of `in` to the face, for an aggregation grouping by
@@ -344,26 +350,32 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
   }
 }
 
-std::vector<int> regroup_partial_aggregations(IaPlan& p, const std::vector<int>& order) {
-  std::vector<std::vector<int>> users(p.nodes.size());
-  for (int i : order)
-    for (int x : p.node(i).inputs) users[static_cast<size_t>(x)].push_back(i);
-  std::vector<bool> root(p.nodes.size(), false);
-  for (int r : p.roots) root[static_cast<size_t>(r)] = true;
-  std::vector<int> regrouped;
+std::vector<int> partial_aggregations(const IaPlan& p, const std::vector<int>& order) {
+  std::vector<int> partial;
+  std::vector<std::vector<int>> users;  // built only if an aggregation is left partial
   for (int a : order) {
     const IaNode& n = p.node(a);
     if (n.kind != Kind::LocalAgg || !n.scattered || p.node(n.inputs[0]).kind == Kind::Shuffle) continue;
+    if (users.empty()) {
+      users.resize(p.nodes.size());
+      for (int i : order)
+        for (int x : p.node(i).inputs) users[static_cast<size_t>(x)].push_back(i);
+    }
     // The first phase of a two-phase aggregation is meant to be partial: it
     // feeds only the shuffle to its second phase.
-    bool first_phase = !root[static_cast<size_t>(a)];
+    bool first_phase = std::find(p.roots.begin(), p.roots.end(), a) == p.roots.end();
     for (int u : users[static_cast<size_t>(a)]) first_phase = first_phase && p.node(u).kind == Kind::Shuffle;
-    if (first_phase) continue;
-    const int sh = add_node(p, make_shuffle(n.inputs[0], n.group_by));
-    p.node(a).inputs = {sh};
-    regrouped.push_back(a);
+    if (!first_phase) partial.push_back(a);
   }
-  return regrouped;
+  return partial;
+}
+
+void regroup(IaPlan& p, const std::vector<int>& aggregations) {
+  for (int a : aggregations) {
+    const IaNode& n = p.node(a);
+    const int sh = add_node(p, make_shuffle(n.inputs[0], n.group_by));  // `n` dangles from here
+    p.node(a).inputs = {sh};
+  }
 }
 
 }  // namespace tra::physical

@@ -60,7 +60,9 @@ void apply_join_strategy(IaPlan& plan, int join, const JoinStrategy& s);
 // aggregates. Such aggregations (among the inferred nodes in `order`) get
 // their Table-1 shuffle back, Shuf(groupBy) in front of them, so that no
 // earlier rewrite closes off a strategy; R2-4 and R2-5 settle them again.
-// Returns the aggregations given a shuffle (none: nothing was left partial).
-std::vector<int> regroup_partial_aggregations(IaPlan& plan, const std::vector<int>& order);
+// partial_aggregations finds them (none: nothing was left partial, and
+// nothing needs taking back); regroup gives each of them its shuffle.
+std::vector<int> partial_aggregations(const IaPlan& plan, const std::vector<int>& order);
+void regroup(IaPlan& plan, const std::vector<int>& aggregations);
 
 }  // namespace tra::physical

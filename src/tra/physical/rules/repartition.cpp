@@ -107,8 +107,8 @@ bool two_phase_aggregation(IaPlan& p, int at) {
     dims.push_back(static_cast<int>(it - a.group_by.begin()));
     grid[static_cast<size_t>(dims.back())] = sh.site_grid.at(static_cast<size_t>(d));
   }
-  const ProcGrid procs = sh.placement.grid;  // the same sites (dims kept in the shuffle's order)
-  const std::vector<Index> strides = sh.placement.strides;
+  Placement same_sites = sh.placement;  // the same grid (dims kept in the shuffle's order), renumbered
+  same_sites.dims = dims;
   IaNode partial = a;  // a copy: `a` dangles once nodes are added
   partial.inputs = {r};
   partial.detail = a.detail + " (partial)";
@@ -124,8 +124,7 @@ bool two_phase_aggregation(IaPlan& p, int at) {
   const int np = add_node(p, std::move(partial));
   std::iota(all.begin(), all.end(), 0);
   const int ns = add_node(p, make_shuffle(np, dims, grid));
-  p.node(ns).placement.grid = procs;
-  p.node(ns).placement.strides = strides;
+  p.node(ns).placement = std::move(same_sites);
   IaNode final_agg = p.node(at);
   final_agg.inputs = {ns};
   final_agg.group_by = all;

@@ -80,17 +80,12 @@ std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrat
   // Aggregations downstream left partial by the move get their shuffles
   // back, one level of the plan at a time (a regrouped aggregation may move
   // the groups of the next).
-  // (Most strategies leave none: a cheap look first, before a Trial's snapshot.)
-  auto maybe_partial = [&h] {
-    for (int i : h.order) {
-      const IaNode& n = h.plan.node(i);
-      if (n.kind == IaNode::Kind::LocalAgg && n.scattered && h.plan.node(n.inputs[0]).kind != IaNode::Kind::Shuffle) return true;
-    }
-    return false;
-  };
-  for (size_t round = 0; round < h.plan.nodes.size() && maybe_partial(); ++round) {
+  // (Most strategies leave none: found first, before a Trial's snapshot.)
+  for (size_t round = 0; round < h.plan.nodes.size(); ++round) {
+    const std::vector<int> partial = partial_aggregations(h.plan, h.order);
+    if (partial.empty()) break;
     Trial r(h, j);
-    if (regroup_partial_aggregations(h.plan, h.order).empty()) break;
+    regroup(h.plan, partial);
     r.infer();
     h.edited(r);
     if (edits) edits->push_back(std::move(r));
