@@ -9,8 +9,12 @@
 // So the same graph is also lowered with the baselines' labelings
 // (model-parallel, data-parallel, sqrt) and each is optimized; the labeling
 // whose IA plan has the lowest estimated time wins (an input read whole on
-// several ranks costs its reading time there); ties keep EinDecomp's. On the square chain at 4 ranks EinDecomp's labeling moves
-// 37.7 M floats once optimized, SQRT's 25.2 M (docs/eindecomp.md).
+// several ranks costs its reading time there); estimates within 1% are ties,
+// decided by the floats moved or read again, then EinDecomp's is kept. On the
+// square chain at 4 ranks EinDecomp's labeling moves as many floats as SQRT's
+// (25.2 M) but SQRT's is estimated faster: EinDecomp's 4 kernel calls leave
+// its inputs in 2 chunks each, read and sent by 2 of the 4 ranks
+// (docs/eindecomp.md).
 // The check costs one optimization per distinct labeling, so it is skipped
 // for graphs of more than kMaxCheckedStatements EinSum statements, and can be
 // switched off with `--disable baseline-labelings`.
@@ -33,8 +37,12 @@ struct LabelingCandidate {
   physical::PlanCost cost;  // of its optimized IA plan
   Index replicated_reads = 0;  // floats of inputs read on more than one site, beyond the first copy
   bool chosen = false;
-  Index floats() const { return cost.floats_moved + replicated_reads; }  // what the choice minimises
+  Index floats() const { return cost.floats_moved + replicated_reads; }  // what decides between estimates alike
 };
+
+// What plan_deck minimises over labelings: a lower time estimate; between
+// estimates within 1%, fewer floats(); then the lower estimate.
+bool preferred(const LabelingCandidate& a, const LabelingCandidate& b);
 
 struct PlannedDeck {
   logical::Lowering lowering;       // of the chosen labeling
@@ -45,6 +53,10 @@ struct PlannedDeck {
 };
 
 PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options);
+
+// The chosen plan as a candidate (its cost and replicated reads), to compare
+// planned decks by preferred().
+LabelingCandidate chosen_candidate(const PlannedDeck& p);
 
 // The candidates as --explain shows them under the partitioning.
 std::string candidates_text(const PlannedDeck& p);

@@ -531,7 +531,8 @@ TEST(IaRules, EveryRuleHasATest) {
   std::vector<std::string> names;
   for (const physical::Rule* r : physical::all_rules()) names.push_back(r->name);
   const std::vector<std::string> tested = {"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-6", "R2-7",     "R1-1",
-                                           "R1-2", "R1-3", "R1-4", "R1-5", "R1-6", "R1-7", "scan-part", "scan-all"};
+                                           "R1-2", "R1-3", "R1-4", "R1-5", "R1-6", "R1-7", "scan-part", "scan-all",
+                                           "scan-face"};
   EXPECT_EQ(names, tested) << "a rule was added or renamed: give it a test in this file";
 }
 
@@ -1248,6 +1249,44 @@ int the_join(const IaPlan& p) {
   for (size_t i = 0; i < p.nodes.size(); ++i)
     if (p.nodes[i].kind == Kind::LocalJoin) at = static_cast<int>(i);
   return at;
+}
+
+// Shuf(P)(λreplica(Scan(A))) as a join strategy leaves it: the strategy with
+// the widest P of a random matmul (a replication on both sides once there
+// are 4 sites), at the shuffle of the left side. Read on the face of the
+// grid, the left input moves less, and the product stays the same.
+TEST(IaRules, ScanFace_ReadOnTheFaceOfTheGrid) {
+  if (nsites() < 2) GTEST_SKIP() << "one site: nothing is replicated";
+  Rng rng(183);
+  int applied = 0;
+  for (int t = 0; t < 3 * kTrials; ++t) {
+    SCOPED_TRACE("trial " + std::to_string(t));
+    Case c = matmul_join(rng, {true, false});
+    const physical::JoinStrategy s = physical::join_strategies(c.plan, c.at).back();
+    physical::apply_join_strategy(c.plan, c.at, s);
+    physical::normalize(c.plan);
+    physical::infer(c.plan);
+    const IaNode& j = c.plan.node(the_join(c.plan));
+    int sh = j.inputs[0];
+    while (sh >= 0 && c.plan.node(sh).kind != Kind::Shuffle) sh = c.plan.node(sh).inputs.empty() ? -1 : c.plan.node(sh).inputs[0];
+    if (sh < 0 || !c.plan.node(c.plan.node(sh).inputs[0]).replica) continue;
+    c.at = sh;
+    c.what = s.name() + ", the left side's shuffle";
+    IaPlan probe = c.plan;
+    if (!rule("scan-face").apply(probe, sh, 0)) continue;  // already read on the face
+    ++applied;
+    const Index before = c.plan.predicted_floats();
+    check_rewrite(c, at_node("scan-face", sh));
+    physical::normalize(probe);
+    physical::infer(probe);
+    EXPECT_LE(probe.predicted_floats(), before) << "read on the face, the replication moved more";
+  }
+  if (nsites() >= 4) EXPECT_GE(applied, 3) << "too few replicated left sides to test on";
+  Rng r2(184);
+  IaPlan p;
+  const int s = random_scan(r2, p, 2, false);
+  const int sh = shuffle(p, s, {0});
+  expect_not_applicable("scan-face", {with_roots(std::move(p), {sh}), sh, 0, "a shuffle of a scan (scan-part's case)"});
 }
 
 void check_strategies(std::uint32_t seed, const MatmulOptions& o) {

@@ -54,8 +54,11 @@ TEST(PlanDeck, SquareChainOnFourRanksTakesTheLabelingThatMovesLeast) {
   const LabelingCandidate& sqrt = named(p, "sqrt");
   EXPECT_EQ(sqrt.cost.floats_moved, 6 * kMatrix);
   EXPECT_EQ(sqrt.replicated_reads, 0);
-  // EinDecomp's own labeling costs more once optimized (it aggregates D E).
-  EXPECT_GT(p.candidates[0].floats(), 6 * kMatrix);
+  // EinDecomp's own labeling (4 kernel calls) moves as much once its inputs
+  // are read on the faces of the grids that replicate them, but they are 2
+  // chunks each, read and sent by 2 of the 4 ranks: SQRT's is estimated faster.
+  EXPECT_EQ(p.candidates[0].floats(), 6 * kMatrix);
+  EXPECT_GT(p.candidates[0].cost.seconds, 1.01 * sqrt.cost.seconds);
   EXPECT_TRUE(sqrt.chosen);
   int chosen = 0;
   for (const auto& c : p.candidates) chosen += c.chosen;

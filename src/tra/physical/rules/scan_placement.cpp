@@ -3,6 +3,7 @@
 // a Shuffle or Bcast right after it would send them to. Nothing crosses the
 // network then, but a replicated read reads every tuple on every site, which
 // the cost model charges at the generator or HDF5 rate.
+#include "tra/core/processor_grid.hpp"
 #include "tra/physical/plan_edit.hpp"
 #include "tra/physical/rules/rule.hpp"
 
@@ -11,9 +12,26 @@ namespace {
 
 using Kind = IaNode::Kind;
 
+// Part placements that put every key on the same site: the same dimensions
+// on the same grid with the same strides, given or by default.
+bool same_sites(const Placement& a, const Shape& a_site_grid, const Placement& b, const Shape& b_site_grid, int nsites) {
+  if (a.kind != Placement::Kind::Part || b.kind != Placement::Kind::Part || a.dims != b.dims) return false;
+  const ProcGrid ga = a.grid_for(a_site_grid, nsites), gb = b.grid_for(b_site_grid, nsites);
+  const std::vector<Index> sa = a.strides.empty() ? row_major_strides(ga) : a.strides;
+  const std::vector<Index> sb = b.strides.empty() ? row_major_strides(gb) : b.strides;
+  return ga == gb && sa == sb;
+}
+
 bool read_in_place(IaPlan& p, int at, Kind movement, Placement where, const std::string& how) {
   const IaNode& n = p.node(at);
   if (n.kind != movement || p.node(n.inputs[0]).kind != Kind::Scan) return false;
+  // Read where it is read already: the shuffle moves nothing, and a second
+  // read of the same tuples on the same sites would only cost its time.
+  const IaNode& in = p.node(n.inputs[0]);
+  if (same_sites(in.placement, in.site_grid, where, n.site_grid, p.nsites)) {
+    redirect(p, at, n.inputs[0]);
+    return true;
+  }
   IaNode scan = p.node(n.inputs[0]);
   scan.placement = std::move(where);
   scan.site_grid = n.site_grid;
@@ -32,12 +50,49 @@ bool scan_part(IaPlan& p, int at) {
 // Bcast(Scan(R)) ≡ Scan(R) read on every site.
 bool scan_all(IaPlan& p, int at) { return read_in_place(p, at, Kind::Bcast, Placement::all(), "read on every site"); }
 
+// Shuf(P)(λreplica(Scan(R))) with R read on the face of P's grid: a join
+// strategy replicates R over the dimensions of P it lacks, one copy per site
+// coordinate along them, and shuffles the copies onto P's grid. Read where
+// those coordinates are 0 (R's own dimensions on the grid's sites and
+// strides), one copy of every tuple is already where it goes; read by the
+// default placement, most are not (2 row blocks of A on 4 sites sit on sites
+// 0 and 1, and a 2x2 grid wants them on 0 and 2).
+bool scan_face(IaPlan& p, int at) {
+  const IaNode& sh = p.node(at);
+  if (sh.kind != Kind::Shuffle || sh.placement.kind != Placement::Kind::Part) return false;
+  const int rep = sh.inputs[0];
+  if (p.node(rep).kind != Kind::LocalMap || !p.node(rep).replica) return false;
+  const int scan = p.node(rep).inputs[0];
+  if (p.node(scan).kind != Kind::Scan) return false;
+  const int arity = p.node(scan).type.key_arity();
+  const ProcGrid grid = sh.placement.grid_for(sh.site_grid, p.nsites);
+  const std::vector<Index> strides = sh.placement.strides.empty() ? row_major_strides(grid) : sh.placement.strides;
+  Placement face;
+  for (size_t t = 0; t < sh.placement.dims.size(); ++t) {
+    if (sh.placement.dims[t] >= arity) continue;  // a dimension the replication added
+    face.dims.push_back(sh.placement.dims[t]);
+    face.grid.push_back(grid[t]);
+    face.strides.push_back(strides[t]);
+  }
+  if (face.dims.empty() || same_sites(p.node(scan).placement, p.node(scan).site_grid, face, {}, p.nsites)) return false;
+  IaNode read = p.node(scan);
+  read.placement = face;
+  read.site_grid = read.type.frontier;
+  read.detail = read.source ? read.detail.substr(0, read.detail.find(',')) + ", read on the face of " + grid_str(grid) : read.detail;
+  // Every reader of the input reads it there (an output that writes the
+  // input too: one read, not two).
+  const int ns = add_node(p, std::move(read));
+  redirect(p, scan, ns);
+  return true;
+}
+
 }  // namespace
 
 const std::vector<Rule>& scan_placement_rules() {
   static const std::vector<Rule> rules = {
       {"scan-part", "read an input on the sites a shuffle right after it would send it to", single(scan_part), 1, {IaNode::Kind::Shuffle}},
       {"scan-all", "read an input on every site instead of reading and broadcasting it", single(scan_all), 1, {IaNode::Kind::Bcast}},
+      {"scan-face", "read an input that a join strategy replicates on the face of its grid (one copy stays)", single(scan_face), 1, {IaNode::Kind::Shuffle}},
   };
   return rules;
 }

@@ -95,7 +95,7 @@ std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrat
   h.cost = search.cost(h);
   // A strategy changes movement and placement only: the rules that settle
   // those are enough (the kernel compositions are done).
-  static const std::set<std::string> placement{"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-7", "scan-part", "scan-all"};
+  static const std::set<std::string> placement{"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-7", "scan-part", "scan-all", "scan-face"};
   search.settle(h, &placement, nullptr, false, edits);
   return "";
 }
