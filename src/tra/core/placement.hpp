@@ -29,9 +29,9 @@ struct Placement {
   ProcGrid grid;                  // Part: sites along each of dims (empty: processor_grid's default)
   std::vector<Index> strides;     // Part: site = sum of coordinate x stride (empty: row-major over grid)
 
-  static Placement all() { return {Kind::All, {}, {}}; }
+  static Placement all() { return {Kind::All, {}, {}, {}, {}}; }
   static Placement part(std::vector<int> dims, const Shape& frontier);
-  static Placement explicit_sites(std::map<Key, int> sites) { return {Kind::Explicit, {}, std::move(sites)}; }
+  static Placement explicit_sites(std::map<Key, int> sites) { return {Kind::Explicit, {}, std::move(sites), {}, {}}; }
 
   // The single site of key under Part or Explicit placement; `frontier`
   // gives the extents the default grid is chosen for.

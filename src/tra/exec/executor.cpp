@@ -3,6 +3,7 @@
 #include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/timer.hpp"
+#include "tra/exec/bound_kernels.hpp"
 #include "tra/exec/exchange_plan.hpp"
 #include "tra/exec/join_aggregate.hpp"
 #include "tra/io/generators.hpp"
@@ -66,7 +67,7 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
     case IaNode::Kind::LocalJoin: {
       const int agg = streamed_into_[at];
       if (agg >= 0) return join_aggregate(in(0), in(1), n, plan_.node(agg));
-      std::vector<Tuple> out = logical::join(in(0), in(1), n.keys_left, n.keys_right, n.join);
+      std::vector<Tuple> out = logical::join(in(0), in(1), n.keys_left, n.keys_right, join_fn(*n.join));
       if (!n.out_key.identity())
         for (Tuple& t : out) t.key = n.out_key(t.key);
       return out;
@@ -74,7 +75,7 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
     case IaNode::Kind::LocalAgg:
       // Its join already aggregated (join_aggregate): take the tuples over.
       if (streamed_into_[static_cast<size_t>(n.inputs[0])] == static_cast<int>(at)) return std::move(results_[static_cast<size_t>(n.inputs[0])]);
-      return logical::aggregate(in(0), n.group_by, n.agg);
+      return logical::aggregate(in(0), n.group_by, agg_fn(n.agg));
     case IaNode::Kind::LocalFilter: {
       std::vector<Tuple> out;
       for (const Tuple& t : in(0))
@@ -84,10 +85,10 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
     case IaNode::Kind::LocalMap: {
       std::vector<Tuple> out;
       for (const Tuple& t : in(0)) {
-        if (n.map)
-          for (Tuple& o : n.map(t)) out.push_back(std::move(o));
+        if (n.expand)
+          for (Tuple& o : expand(*n.expand, t)) out.push_back(std::move(o));
         else
-          out.push_back({n.key_map(t.key), n.array_map ? n.array_map(t.chunk) : t.chunk});
+          out.push_back({n.key_map(t.key), apply(n.array_map, t.chunk)});
       }
       return out;
     }

@@ -4,19 +4,22 @@
 #include <unordered_map>
 
 #include "tra/common/error.hpp"
+#include "tra/exec/bound_kernels.hpp"
 #include "tra/kernels/combine.hpp"
 
 namespace tra::exec {
 
 std::vector<Tuple> join_aggregate(const std::vector<Tuple>& left, const std::vector<Tuple>& right, const physical::IaNode& join,
                                   const physical::IaNode& agg) {
-  TRA_ASSERT(agg.fold != einsum::AggOp::None, "join_aggregate: " << agg.detail << " does not fold element-wise");
+  const einsum::AggOp fold = agg.agg.fold();
+  TRA_ASSERT(fold != einsum::AggOp::None, "join_aggregate: " << agg.detail << " does not fold element-wise");
   std::vector<logical::JoinMatch> matches = logical::join_matches(left, right, join.keys_left, join.keys_right);
   if (!join.out_key.identity()) {
     for (auto& m : matches) m.key = join.out_key(m.key);
     std::stable_sort(matches.begin(), matches.end(), [](const logical::JoinMatch& a, const logical::JoinMatch& b) { return a.key < b.key; });
   }
-  const bool add_in_gemm = agg.fold == einsum::AggOp::Sum && join.join_add;
+  const physical::JoinKernel& kernel = *join.join;
+  const bool add_in_gemm = fold == einsum::AggOp::Sum && kernel.adds_into();
   std::vector<Tuple> out;
   std::unordered_map<Key, size_t, KeyHash> group_of;
   for (const auto& m : matches) {
@@ -25,16 +28,16 @@ std::vector<Tuple> join_aggregate(const std::vector<Tuple>& left, const std::vec
     if (first) {
       // The first member becomes the accumulator; a kernel's result is
       // normally held by nobody else, and is copied if it is.
-      Chunk c = join.join(m.left->chunk, m.right->chunk);
+      Chunk c = apply(kernel, m.left->chunk, m.right->chunk);
       out.push_back({it->first, c.data.use_count() > 1 ? kernels::clone(c) : std::move(c)});
       continue;
     }
     Chunk& acc = out[it->second].chunk;
-    if (add_in_gemm) join.join_add(m.left->chunk, m.right->chunk, acc);
-    else kernels::combine_into(agg.fold, acc, join.join(m.left->chunk, m.right->chunk));
+    if (add_in_gemm) apply_add(kernel, m.left->chunk, m.right->chunk, acc);
+    else kernels::combine_into(fold, acc, apply(kernel, m.left->chunk, m.right->chunk));
   }
-  if (agg.finish)
-    for (Tuple& t : out) t.chunk = agg.finish(t.chunk);
+  if (!agg.agg.finish.identity())
+    for (Tuple& t : out) t.chunk = apply(agg.agg.finish, t.chunk);
   std::sort(out.begin(), out.end(), [](const Tuple& a, const Tuple& b) { return a.key < b.key; });
   return out;
 }

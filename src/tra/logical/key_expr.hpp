@@ -28,6 +28,7 @@ class KeyExpr {
 
   bool test(const Key& key) const;  // predicate
   Key map(const Key& key) const;    // key map
+  int arity() const { return arity_; }  // of the keys it reads
   int out_arity() const { return static_cast<int>(outputs_.size()); }
   bool is_identity() const;
   std::vector<int> dims_read() const;  // the key dimensions it reads, ascending

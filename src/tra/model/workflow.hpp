@@ -20,11 +20,13 @@ struct Generator {
   double a = 0, b = 1;      // uniform(low, high, seed) / normal(mean, stddev, seed) / arange(start, step)
   std::uint64_t seed = 0;
   std::string str() const;
+  bool operator==(const Generator& o) const { return kind == o.kind && a == o.a && b == o.b && seed == o.seed; }
 };
 
 struct Hdf5Source {
   std::string file;     // resolved against the deck's folder
   std::string dataset;
+  bool operator==(const Hdf5Source& o) const { return file == o.file && dataset == o.dataset; }
 };
 
 struct TensorDecl {
@@ -33,6 +35,8 @@ struct TensorDecl {
   std::optional<Shape> chunk;  // chunk shape, if the deck fixes it
   std::variant<Generator, Hdf5Source> source;
   SourceLoc loc;
+  // The same tensor read the same way (where the deck says so does not count).
+  bool same_data(const TensorDecl& o) const { return name == o.name && shape == o.shape && chunk == o.chunk && source == o.source; }
 };
 
 // A statement of the TRA that EinSum does not say (TRA paper §3.1).

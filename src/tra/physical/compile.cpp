@@ -3,8 +3,7 @@
 #include <numeric>
 
 #include "tra/common/error.hpp"
-#include "tra/kernels/blocks.hpp"
-#include "tra/kernels/combine.hpp"
+#include "tra/logical/tra_ops.hpp"
 #include "tra/physical/infer.hpp"
 #include "tra/physical/plan_edit.hpp"
 
@@ -76,7 +75,7 @@ class Compiler {
 
   int shuffle(int in, const std::vector<int>& dims) { return add(make_shuffle(in, dims)); }
 
-  int local_agg(int in, const std::vector<int>& group_by, logical::AggFn agg, const RelType& type, std::string detail) {
+  int local_agg(int in, const std::vector<int>& group_by, AggKernel agg, const RelType& type, std::string detail) {
     IaNode a;
     a.kind = IaNode::Kind::LocalAgg;
     a.inputs = {in};
@@ -88,13 +87,12 @@ class Compiler {
   }
 
   // A LocalMap from one tuple to several (not composable by R1-x).
-  int expanding_map(int in, const RelType& type, ExpandFn expand, MapFn map, int arity, std::string detail) {
+  int expanding_map(int in, const RelType& type, Expansion expand, int arity, std::string detail) {
     IaNode m;
     m.kind = IaNode::Kind::LocalMap;
     m.inputs = {in};
     m.out_type = type;
     m.expand = std::move(expand);
-    m.map = std::move(map);
     m.arity = arity;
     m.detail = std::move(detail);
     return add(std::move(m));
@@ -114,47 +112,12 @@ class Compiler {
       piece[d] = full[d] / fine[d];
     }
     // The pieces keyed <target key..., position inside the target chunk...>.
-    auto piece_keys = [=](const Key& k) {
-      std::vector<Key> out;
-      for_each_key(split, [&](const Key& sub) {
-        Key key(static_cast<size_t>(2 * rank));
-        for (int d = 0; d < rank; ++d) {
-          const Index q = k[d] * split[d] + sub[d];
-          key[d] = q / group[d];
-          key[rank + d] = q % group[d];
-        }
-        out.push_back(key);
-      });
-      return out;
-    };
-    MapFn cut = [=](const Tuple& t) {
-      std::vector<Tuple> out;
-      std::vector<Key> keys = piece_keys(t.key);
-      size_t i = 0;
-      for_each_key(split, [&](const Key& sub) {
-        Shape offset(static_cast<size_t>(rank));
-        for (int d = 0; d < rank; ++d) offset[d] = sub[d] * piece[d];
-        Chunk c = split == Shape(static_cast<size_t>(rank), 1) ? t.chunk : kernels::extract_block(t.chunk, offset, piece);
-        out.push_back({keys[i++], c});
-      });
-      return out;
-    };
     RelType cut_type{to, piece};
     for (int d = 0; d < rank; ++d) cut_type.frontier.push_back(group[d]);
-    const int m = expanding_map(in, cut_type, piece_keys, cut, static_cast<int>(volume(split)), "cut to " + shape_string(piece));
+    const int m = expanding_map(in, cut_type, Retile{split, group, piece}, static_cast<int>(volume(split)), "cut to " + shape_string(piece));
     const int sh = shuffle(m, iota(rank));
     const Shape out_chunk = n.type.chunk_shape;
-    logical::AggFn assemble = [=](const std::vector<const Tuple*>& members) {
-      if (members.size() == 1 && members.front()->chunk.shape == out_chunk) return members.front()->chunk;
-      Chunk out(out_chunk);
-      for (const Tuple* t : members) {
-        Shape offset(static_cast<size_t>(rank));
-        for (int d = 0; d < rank; ++d) offset[d] = t->key[rank + d] * piece[d];
-        kernels::insert_block(out, t->chunk, offset);
-      }
-      return out;
-    };
-    return local_agg(sh, iota(rank), assemble, n.type, "assemble " + shape_string(out_chunk));
+    return local_agg(sh, iota(rank), AggKernel{AggKernel::Assemble{piece, out_chunk}, {}}, n.type, "assemble " + shape_string(out_chunk));
   }
 
   int join(const TraNode& n) {
@@ -165,18 +128,11 @@ class Compiler {
     j.out_type = n.type;
     j.keys_left = n.keys_left;
     j.keys_right = n.keys_right;
-    auto kernel = n.einsum;
-    j.join = [kernel](const Chunk& x, const Chunk& y) { return kernel->apply(x, &y); };
+    const auto& kernel = n.einsum;
+    j.join = JoinKernel{EinSumCall{kernel, n.statement}, false, {}};
     j.call_flops = kernel->flops();
     j.gemm = kernel->uses_gemm();
-    if (kernel->adds_into()) j.join_add = [kernel](const Chunk& x, const Chunk& y, Chunk& acc) { kernel->apply_add(x, y, acc); };
     j.detail = kernel->name() + " " + n.statement;
-    if (kernel->elementwise()) {
-      const einsum::ScalarProgram op = kernel->join_program();
-      j.zip = [op](const Chunk& x, const Chunk& y) { return kernels::zip_elements(op, x, y); };
-      j.zip_flops = op.flops_per_eval();
-      j.zip_text = op.str();
-    }
     return add(std::move(j));
   }
 
@@ -186,35 +142,26 @@ class Compiler {
     m.inputs = {input_of(n)};
     m.out_type = n.type;
     switch (n.array_kernel) {
-      case TraNode::ArrayKernel::EinSum: {
-        auto kernel = n.einsum;
-        m.array_map = [kernel](const Chunk& c) { return kernel->apply(c, nullptr); };
-        m.array_text = kernel->name() + " " + n.statement;
-        m.call_flops = kernel->flops();
+      case TraNode::ArrayKernel::EinSum:
+        m.array_map = ArrayFn::of(EinSumCall{n.einsum, n.statement});
+        m.call_flops = n.einsum->flops();
         break;
-      }
       case TraNode::ArrayKernel::Diag:
-        m.array_map = [](const Chunk& c) { return kernels::diagonal(c); };
-        m.array_text = "diag";
-        m.array_selects = true;
+        m.array_map = ArrayFn::of(ArrayFn::Diagonal{});
         break;
-      case TraNode::ArrayKernel::Scalar: {
-        const auto prog = n.scalar;
-        m.array_map = [prog](const Chunk& c) { return kernels::map_elements(prog, c); };
-        m.array_text = prog.str();
-        m.call_flops = static_cast<double>(prog.flops_per_eval() * n.type.floats_per_tuple());
+      case TraNode::ArrayKernel::Scalar:
+        m.array_map = ArrayFn::of(ArrayFn::Elements{n.scalar});
+        m.call_flops = static_cast<double>(n.scalar.flops_per_eval() * n.type.floats_per_tuple());
         break;
-      }
     }
-    m.detail = "idOp, " + m.array_text;
+    m.detail = "idOp, " + m.array_map.text();
     return add(std::move(m));
   }
 
   int aggregate(const TraNode& n) {
     const int sh = shuffle(input_of(n), n.group_by);
-    const int a = local_agg(sh, n.group_by, logical::elementwise(n.agg), n.type, dims_text(n.group_by) + ", " + einsum::agg_name(n.agg));
+    const int a = local_agg(sh, n.group_by, AggKernel{AggKernel::Fold{n.agg}, {}}, n.type, dims_text(n.group_by) + ", " + einsum::agg_name(n.agg));
     plan_.node(a).agg_decomposable = true;
-    plan_.node(a).fold = n.agg;
     return a;
   }
 
@@ -222,9 +169,8 @@ class Compiler {
     IaNode f;
     f.kind = IaNode::Kind::LocalFilter;
     f.inputs = {input_of(n)};
-    auto fn = n.key_fn;
-    f.predicate = KeyPredicate{[fn](const Key& k) { return fn->test(k); }, fn->text(), fn->dims_read()};
-    f.detail = fn->text();
+    f.predicate = KeyPredicate::of(n.key_fn);
+    f.detail = f.predicate.text();
     return add(std::move(f));
   }
 
@@ -233,41 +179,22 @@ class Compiler {
     m.kind = IaNode::Kind::LocalMap;
     m.inputs = {input_of(n)};
     m.out_type = n.type;
-    auto fn = n.key_fn;
-    m.key_map = KeyFn{[fn](const Key& k) { return fn->map(k); }, fn->text()};
-    m.detail = fn->text() + ", idOp";
+    m.key_map = KeyFn::of(n.key_fn);
+    m.detail = n.key_fn->text() + ", idOp";
     return add(std::move(m));
   }
 
   int tile(const TraNode& n) {
-    const int dim = n.dim;
-    const Index size = n.size;
     const Index pieces = n.type.frontier.back();
-    return expanding_map(
-        input_of(n), n.type,
-        [pieces](const Key& k) {
-          std::vector<Key> out;
-          for (Index p = 0; p < pieces; ++p) {
-            Key t = k;
-            t.push_back(p);
-            out.push_back(t);
-          }
-          return out;
-        },
-        [dim, size](const Tuple& t) { return logical::tile({t}, dim, size); }, static_cast<int>(pieces),
-        "keyTileOp(" + std::to_string(dim) + "," + std::to_string(size) + "), arrayTileOp");
+    return expanding_map(input_of(n), n.type, TileKeys{n.dim, n.size, pieces}, static_cast<int>(pieces),
+                         "keyTileOp(" + std::to_string(n.dim) + "," + std::to_string(n.size) + "), arrayTileOp");
   }
 
   int concat(const TraNode& n) {
     const std::vector<int> rest = logical::complement(type_of(n).key_arity(), {n.key_dim});
     const int sh = shuffle(input_of(n), rest);
-    const int key_dim = n.key_dim, dim = n.dim;
-    logical::AggFn cat = [key_dim, dim](const std::vector<const Tuple*>& members) {
-      logical::Tuples group;
-      for (const Tuple* t : members) group.push_back(*t);
-      return logical::concat(group, key_dim, dim).front().chunk;
-    };
-    return local_agg(sh, rest, cat, n.type, "arrayConcatOp(" + std::to_string(key_dim) + "," + std::to_string(dim) + ")");
+    return local_agg(sh, rest, AggKernel{AggKernel::Concat{n.key_dim, n.dim}, {}}, n.type,
+                     "arrayConcatOp(" + std::to_string(n.key_dim) + "," + std::to_string(n.dim) + ")");
   }
 
   const logical::TraPlan& tra_;

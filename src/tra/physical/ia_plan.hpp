@@ -4,12 +4,14 @@
 // computes on its own tuples (local join, aggregation, filter, map).
 //
 // A node holds two kinds of fields. Its parameters say what the operator does
-// and are what the optimizer's rules rewrite. Its derived fields (type,
+// and are what the optimizer's rules rewrite; they are plain data (key and
+// chunk functions as steps, key_fn.hpp and chunk_fn.hpp), so that a plan can
+// be printed exactly, compared (==) and kept, and only the executor binds
+// them to the code that runs them. Its derived fields (type,
 // distribution, costs) are inferred bottom-up from the parameters by
 // physical::infer (infer.hpp), so that any rewritten plan can be costed again:
 // placement is deterministic, which makes the distribution of every relation,
 // and with it the floats every Bcast and Shuffle moves, exact (§5.3).
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,8 +20,9 @@
 #include "tra/core/placement.hpp"
 #include "tra/core/rel_type.hpp"
 #include "tra/core/tensor_relation.hpp"
-#include "tra/logical/tra_ops.hpp"
 #include "tra/model/workflow.hpp"
+#include "tra/physical/chunk_fn.hpp"
+#include "tra/physical/key_fn.hpp"
 
 namespace tra::physical {
 
@@ -60,25 +63,6 @@ struct Distribution {
   bool operator==(const Distribution& o) const { return everywhere == o.everywhere && at == o.at; }
 };
 
-// A key-side function with the text EXPLAIN shows. `fn` empty means idOp.
-struct KeyFn {
-  std::function<Key(const Key&)> fn;
-  std::string text;
-  bool identity() const { return !fn; }
-  Key operator()(const Key& k) const { return fn ? fn(k) : k; }
-};
-
-// A filter's boolFunc, and the key dimensions it reads (for R1-5, R1-6).
-struct KeyPredicate {
-  std::function<bool(const Key&)> test;
-  std::string text;
-  std::vector<int> dims;
-};
-
-using ArrayFn = std::function<Chunk(const Chunk&)>;
-using ExpandFn = std::function<std::vector<Key>(const Key&)>;  // a key to the keys it becomes
-using MapFn = std::function<std::vector<Tuple>(const Tuple&)>;
-
 struct IaNode {
   enum class Kind { Scan, Bcast, Shuffle, LocalJoin, LocalAgg, LocalFilter, LocalMap };
   Kind kind = Kind::Scan;
@@ -94,29 +78,20 @@ struct IaNode {
   // after a filter shrank one side's frontier.
   Shape site_grid;
   std::vector<int> keys_left, keys_right;  // LocalJoin
-  logical::JoinFn join;                    // LocalJoin: projOp
-  // LocalJoin: acc += projOp(left, right), the product added in place (a GEMM
-  // with beta = 1); empty when the kernel cannot. A sum aggregation the join
-  // streams into (streamed_into) then accumulates its groups inside the GEMM.
-  logical::JoinAddFn join_add;
+  // LocalJoin: projOp. Its kernel may add its product in place (a GEMM with
+  // beta = 1, join.adds_into()): a sum aggregation the join streams into
+  // (streamed_into) then accumulates its groups inside the GEMM. Its ⊗ may
+  // run on aligned chunks of any shape when elementwise (join.zippable()):
+  // R1-7's distributive form runs it on the chunks a selecting map leaves.
+  std::optional<JoinKernel> join;
   double call_flops = 0;                   // LocalJoin, LocalMap: flops per kernel call; LocalAgg: per group
   bool gemm = false;                       // LocalJoin: the kernel is a GEMM (for the time estimate)
   KeyFn out_key;                           // LocalJoin: applied to the natural-join key (R1-7, strategies)
-  // LocalJoin whose projOp is an elementwise ⊗ (both inputs over the output's
-  // labels, nothing aggregated): the same ⊗ for aligned chunks of any shape,
-  // its flops per element and its text; empty otherwise. R1-7's distributive
-  // form runs it on the chunks a selecting map leaves.
-  logical::JoinFn zip;
-  double zip_flops = 0;
-  std::string zip_text;
   std::vector<int> group_by;               // LocalAgg
-  logical::AggFn agg;                      // LocalAgg: aggOp (∘ a composed arrayMapFunc after R1-4)
-  // LocalAgg whose aggOp folds members element-wise with this ⊕ and then
-  // applies `finish` (idOp when empty) to each group: agg = finish ∘ fold, so
-  // the members can be folded one at a time as they are made. None: an
-  // aggOp that needs the whole group (assembling, concatenating).
-  einsum::AggOp fold = einsum::AggOp::None;
-  ArrayFn finish;
+  // LocalAgg: aggOp, a reduction of the group and then the maps R1-4
+  // composed into it. One that folds members element-wise (agg.fold() not
+  // None) can fold them one at a time as they are made.
+  AggKernel agg;
   bool agg_decomposable = false;           // LocalAgg: ⊕ may run in two phases (R2-5)
   // LocalJoin: the join as first compiled, before a join strategy extended
   // its keys; kept once a strategy was applied (has_base), since an outer
@@ -128,12 +103,9 @@ struct IaNode {
   KeyPredicate predicate;                  // LocalFilter
   // LocalMap, one tuple to one: λ(keyMapFunc, arrayMapFunc); composable (R1-2, R1-4, R1-7).
   KeyFn key_map;
-  ArrayFn array_map;  // empty: idOp
-  std::string array_text;
-  bool array_selects = false;  // arrayMapFunc only picks elements (diag): it distributes over any elementwise ⊗ (R1-7)
+  ArrayFn array_map;
   // LocalMap, one tuple to `arity` tuples (Tile, re-chunking, replication): not composable.
-  ExpandFn expand;
-  MapFn map;
+  std::optional<Expansion> expand;
   int arity = 1;
   RelType out_type;     // LocalJoin, LocalAgg, LocalMap: chunk shape and key arity of the output
   std::string detail;   // operator parameters in words
@@ -151,8 +123,13 @@ struct IaNode {
   double site_fold_flops = 0;   // LocalAgg: the part of site_flops that folds members (the rest is a composed map)
   Index site_floats_in = 0;     // Scan: floats the busiest site reads; Bcast/Shuffle: the busiest site sends or receives
 
+  // The same operator on the same inputs: every parameter equal (the
+  // derived fields follow from them; `detail` is words about them).
+  bool same_operator(const IaNode& o) const;
+  std::string parameters() const;  // every parameter, on one line
+
   bool moves() const { return kind == Kind::Bcast || kind == Kind::Shuffle; }
-  bool is_map1() const { return kind == Kind::LocalMap && !map; }  // one tuple to one
+  bool is_map1() const { return kind == Kind::LocalMap && !expand; }  // one tuple to one
   std::string name() const;
 };
 
@@ -165,6 +142,14 @@ struct IaPlan {
   Index predicted_floats() const;
   double flops() const;
   std::string str() const;  // EXPLAIN text
+  // The same plan: node for node the same operators, the same roots and
+  // results, on as many sites. Two plans that compare equal run the same.
+  bool operator==(const IaPlan& o) const;
+  bool operator!=(const IaPlan& o) const { return !(*this == o); }
+  // Every node's parameters, one line each: equal plans print alike, and a
+  // plan that differs in any parameter prints differently (kept with
+  // results, compared across runs).
+  std::string parameters() const;
   const IaNode& node(int i) const { return nodes[static_cast<size_t>(i)]; }
   IaNode& node(int i) { return nodes[static_cast<size_t>(i)]; }
 };

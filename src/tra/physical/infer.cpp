@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "tra/common/error.hpp"
+#include "tra/logical/tra_ops.hpp"
 
 namespace tra::physical {
 namespace {
@@ -134,8 +135,8 @@ class Inference {
   bool combines(const IaNode& n, const IaNode& x) const {
     const IaNode* partial = &x;
     while (partial->kind == IaNode::Kind::Shuffle) partial = &in(*partial);
-    return partial->kind == IaNode::Kind::LocalAgg && partial->agg_decomposable && n.fold != einsum::AggOp::None &&
-           n.fold == partial->fold;
+    return partial->kind == IaNode::Kind::LocalAgg && partial->agg_decomposable && n.agg.fold() != einsum::AggOp::None &&
+           n.agg.fold() == partial->agg.fold();
   }
 
   const IaNode& in(const IaNode& n, size_t k = 0) const { return p_.node(n.inputs.at(k)); }
@@ -303,8 +304,8 @@ class Inference {
     const IaNode& x = in(n);
     n.dist.everywhere = x.dist.everywhere;
     for (const auto& [k, site] : x.dist.at) {
-      if (n.map)
-        for (Key& o : n.expand(k)) n.dist.at.emplace_back(std::move(o), site);
+      if (n.expand)
+        for (Key& o : expand_keys(*n.expand, k)) n.dist.at.emplace_back(std::move(o), site);
       else n.dist.at.emplace_back(n.key_map(k), site);
     }
     const std::vector<Index> count = per_site(x.dist, s_);

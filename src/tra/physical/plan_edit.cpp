@@ -150,7 +150,7 @@ IaNode make_shuffle(int in, std::vector<int> dims, Shape site_grid) {
   s.site_grid = std::move(site_grid);
   s.kind = IaNode::Kind::Shuffle;
   s.inputs = {in};
-  s.placement = Placement{Placement::Kind::Part, std::move(dims), {}};
+  s.placement = Placement{Placement::Kind::Part, std::move(dims), {}, {}, {}};
   std::string d;
   for (int x : s.placement.dims) d += (d.empty() ? "" : ",") + std::to_string(x);
   s.detail = "<" + d + ">";

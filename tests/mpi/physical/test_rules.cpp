@@ -28,7 +28,8 @@
 #include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/model/workflow.hpp"
-#include "tra/kernels/blocks.hpp"
+#include "tra/einsum/parser.hpp"
+#include "tra/kernels/einsum_kernel.hpp"
 #include "tra/logical/tra_ops.hpp"
 #include "tra/physical/infer.hpp"
 #include "tra/physical/plan_edit.hpp"
@@ -128,132 +129,111 @@ int filter(IaPlan& p, int in, KeyPredicate pred) {
   IaNode n;
   n.kind = Kind::LocalFilter;
   n.inputs = {in};
-  n.detail = pred.text;
+  n.detail = pred.text();
   n.predicate = std::move(pred);
   return physical::add_node(p, std::move(n));
 }
 
+// A deck predicate, parsed as a filter statement's would be, over keys of
+// `arity` dimensions.
+KeyPredicate predicate(const std::string& text, int arity) {
+  return KeyPredicate::of(std::make_shared<const logical::KeyExpr>(logical::KeyExpr::parse_predicate(text, arity, {"test", 1, 1})));
+}
+
 // A predicate on one key dimension.
-KeyPredicate predicate_on(Rng& rng, int d) {
-  const auto i = static_cast<size_t>(d);
+std::string predicate_text(Rng& rng, int d) {
   const std::string k = "k" + std::to_string(d);
   switch (draw(rng, 0, 3)) {
-    case 0: return {[i](const Key& x) { return x[i] % 2 == 0; }, k + " % 2 == 0", {d}};
-    case 1: return {[i](const Key& x) { return x[i] < 2; }, k + " < 2", {d}};
-    case 2: return {[i](const Key& x) { return x[i] != 1; }, k + " != 1", {d}};
-    default: return {[i](const Key& x) { return x[i] >= 1; }, k + " >= 1", {d}};
+    case 0: return k + " % 2 == 0";
+    case 1: return k + " < 2";
+    case 2: return k + " != 1";
+    default: return k + " >= 1";
   }
 }
+
+KeyPredicate predicate_on(Rng& rng, int d) { return predicate(predicate_text(rng, d), d + 1); }
 
 // A predicate on one or two of the given dimensions.
 KeyPredicate random_predicate(Rng& rng, const std::vector<int>& dims) {
   const int a = dims[static_cast<size_t>(draw(rng, 0, static_cast<Index>(dims.size()) - 1))];
-  KeyPredicate p = predicate_on(rng, a);
-  if (dims.size() < 2 || coin(rng)) return p;
+  const std::string p = predicate_text(rng, a);
+  if (dims.size() < 2 || coin(rng)) return predicate(p, a + 1);
   int b = a;
   while (b == a) b = dims[static_cast<size_t>(draw(rng, 0, static_cast<Index>(dims.size()) - 1))];
-  KeyPredicate q = predicate_on(rng, b);
-  auto f = p.test, g = q.test;
-  return {[f, g](const Key& x) { return f(x) || g(x); }, p.text + " || " + q.text, sorted({a, b})};
+  return predicate("(" + p + ") || (" + predicate_text(rng, b) + ")", std::max(a, b) + 1);
 }
 
-// ---- chunk kernels, written on the host so that they are obviously right
+// ---- chunk kernels: the engine's own (EinSum kernels, scalar programs), as
+// plans hold them; both sides of a rule run the same ones
 
-std::vector<Index> strides_of(const Shape& s) {
-  std::vector<Index> st(s.size(), 1);
-  for (size_t d = s.size(); d-- > 1;) st[d - 1] = st[d] * s[d];
-  return st;
+// Labels p0, p1, ... for a chunk of the given rank.
+std::vector<std::string> labels(const std::string& prefix, size_t rank) {
+  std::vector<std::string> l;
+  for (size_t d = 0; d < rank; ++d) l.push_back(prefix + std::to_string(d));
+  return l;
 }
 
-// A one-to-one map's array side: what it does, its text, flops per call and
-// the chunk shape it yields.
+std::string indexed(const std::string& name, const std::vector<std::string>& ls) {
+  std::string s;
+  for (const auto& l : ls) s += (s.empty() ? "" : ",") + l;
+  return name + "[" + s + "]";
+}
+
+// An EinSum kernel for `statement`, each label's chunk extent given.
+physical::EinSumCall einsum_call(const std::string& statement, const std::map<einsum::Label, Index>& extent) {
+  auto kernel = std::make_shared<const kernels::EinSumKernel>(einsum::parse_einsum(statement, {"test", 1, 1}), extent);
+  return {kernel, statement};
+}
+
+std::map<einsum::Label, Index> extents(const std::vector<std::string>& ls, const Shape& s) {
+  std::map<einsum::Label, Index> e;
+  for (size_t d = 0; d < ls.size(); ++d) e[ls[d]] = s[d];
+  return e;
+}
+
+// A one-to-one map's array side: what it does, flops per call and the chunk
+// shape it yields.
 struct ArrayOp {
-  physical::ArrayFn fn;  // empty: idOp
-  std::string text;
+  physical::ArrayFn fn;  // idOp when empty
   double flops = 0;
   Shape out;
 };
 
+ArrayOp elements(const std::string& f, const Shape& in) {
+  const einsum::ScalarProgram prog = einsum::parse_scalar_function(f, {"test", 1, 1});
+  return {physical::ArrayFn::of(physical::ArrayFn::Elements{prog}), static_cast<double>(prog.flops_per_eval() * volume(in)), in};
+}
+
 ArrayOp random_array_op(Rng& rng, const Shape& in, bool allow_identity = true) {
-  const Index n = volume(in);
-  const int kind = static_cast<int>(draw(rng, allow_identity ? 0 : 1, in.size() >= 2 ? 5 : 4));
+  const int kind = static_cast<int>(draw(rng, allow_identity ? 0 : 1, 4));
+  const std::vector<std::string> x = labels("a", in.size());
   switch (kind) {
-    case 0: return {{}, "", 0, in};
+    case 0: return {{}, 0, in};
     case 1: {
-      const double c = static_cast<double>(draw(rng, -3, 3)) / 2 + 0.25;
       std::ostringstream t;
-      t << "x*" << c;
-      return {[c](const Chunk& x) {
-                auto v = x.to_host();
-                for (auto& e : v) e *= c;
-                return Chunk::from_host(x.shape, v);
-              },
-              t.str(), static_cast<double>(n), in};
+      t << "x * " << static_cast<double>(draw(rng, -3, 3)) / 2 + 0.25;
+      return elements(t.str(), in);
     }
-    case 2:
-      return {[](const Chunk& x) {
-                auto v = x.to_host();
-                for (auto& e : v) e = e * e - 0.5;
-                return Chunk::from_host(x.shape, v);
-              },
-              "x*x-0.5", static_cast<double>(2 * n), in};
-    case 3: {  // sum over the last array dimension: the chunk shrinks
-      Shape out = in;
-      out.back() = 1;
-      return {[](const Chunk& x) {
-                auto v = x.to_host();
-                Shape s = x.shape;
-                const Index last = s.back();
-                s.back() = 1;
-                std::vector<Scalar> o(static_cast<size_t>(volume(s)), 0.0);
-                for (size_t i = 0; i < v.size(); ++i) o[i / static_cast<size_t>(last)] += v[i];
-                return Chunk::from_host(s, o);
-              },
-              "rowsum", static_cast<double>(n), out};
-    }
-    case 4: {  // repeat the chunk twice along dim 0: the chunk grows
-      Shape out = in;
-      out[0] *= 2;
-      return {[](const Chunk& x) {
-                auto v = x.to_host();
-                Shape s = x.shape;
-                s[0] *= 2;
-                std::vector<Scalar> o = v;
-                for (auto e : v) o.push_back(-e);
-                return Chunk::from_host(s, o);
-              },
-              "[x; -x]", static_cast<double>(n), out};
+    case 2: return elements("x * x - 0.5", in);
+    case 3: {  // sum over the last array dimension: the chunk loses it
+      if (in.size() < 2) return elements("x + 1", in);
+      std::vector<std::string> y = x;
+      y.pop_back();
+      const physical::EinSumCall k = einsum_call(indexed("Y", y) + " = sum_" + x.back() + " " + indexed("X", x), extents(x, in));
+      return {physical::ArrayFn::of(k), k.kernel->flops(), k.kernel->z_shape()};
     }
     default: {  // swap the first two array dimensions
-      Shape out = in;
-      std::swap(out[0], out[1]);
-      return {[](const Chunk& x) {
-                auto v = x.to_host();
-                Shape s = x.shape;
-                const auto st = strides_of(s);
-                Shape t = s;
-                std::swap(t[0], t[1]);
-                const auto tt = strides_of(t);
-                std::vector<Scalar> o(v.size());
-                for (size_t i = 0; i < v.size(); ++i) {
-                  const Index a = static_cast<Index>(i) / st[0], b = (static_cast<Index>(i) % st[0]) / st[1];
-                  const Index rest = static_cast<Index>(i) % st[1];
-                  o[static_cast<size_t>(b * tt[0] + a * tt[1] + rest)] = v[i];
-                }
-                return Chunk::from_host(t, o);
-              },
-              "swap01", 0, out};
+      if (in.size() < 2) return elements("x - 1", in);
+      std::vector<std::string> y = x;
+      std::swap(y[0], y[1]);
+      const physical::EinSumCall k = einsum_call(indexed("Y", y) + " = " + indexed("X", x), extents(x, in));
+      return {physical::ArrayFn::of(k), k.kernel->flops(), k.kernel->z_shape()};
     }
   }
 }
 
 // A key map that permutes dimensions: out[i] = in[perm[i]].
-KeyFn permutation(const std::vector<int>& perm) {
-  bool id = true;
-  for (size_t i = 0; i < perm.size(); ++i) id &= perm[i] == static_cast<int>(i);
-  if (id) return {};
-  return {[perm](const Key& k) { return project(k, perm); }, "perm" + dims_text(perm)};
-}
+KeyFn permutation(const std::vector<int>& perm) { return KeyFn::projecting(perm, static_cast<int>(perm.size())); }
 
 KeyFn random_key_map(Rng& rng, int arity, bool allow_identity = true) {
   for (int tries = 0; tries < 16; ++tries) {
@@ -275,10 +255,9 @@ int map1(IaPlan& p, int in, const RelType& in_type, const KeyFn& key, const Arra
   n.inputs = {in};
   n.key_map = key;
   n.array_map = op.fn;
-  n.array_text = op.text;
   n.call_flops = op.flops;
   n.out_type = RelType{permuted(in_type.frontier, key), op.out};
-  n.detail = (key.identity() ? "idOp" : key.text) + ", " + (op.text.empty() ? "idOp" : op.text);
+  n.detail = (key.identity() ? "idOp" : key.text()) + ", " + (op.fn.identity() ? "idOp" : op.fn.text());
   return physical::add_node(p, std::move(n));
 }
 
@@ -289,61 +268,44 @@ int duplicate(IaPlan& p, int in, const RelType& in_type) {
   n.inputs = {in};
   n.out_type = in_type;
   n.out_type.frontier.push_back(2);
-  n.expand = [](const Key& k) {
-    Key a = k, b = k;
-    a.push_back(0);
-    b.push_back(1);
-    return std::vector<Key>{a, b};
-  };
-  n.map = [](const Tuple& t) {
-    Key a = t.key, b = t.key;
-    a.push_back(0);
-    b.push_back(1);
-    return std::vector<Tuple>{{a, t.chunk}, {b, t.chunk}};
-  };
+  n.expand = physical::Replicate{{2}};
   n.arity = 2;
   n.detail = "duplicate x2";
   return physical::add_node(p, std::move(n));
 }
 
-// Join kernels. "mix" takes any two chunks: out[i] = l[i] * r[i mod |r|] + l[i].
+// Join kernels. "mix" takes any two chunks: Z = Σ_r L · (R + 1), over the
+// left chunk's labels, every right element summed.
 struct JoinOp {
-  logical::JoinFn fn;
-  std::string text;
+  physical::JoinKernel fn;
   double flops = 0;
   Shape out;
 };
 
-JoinOp mix_op(const Shape& left) {
-  return {[](const Chunk& l, const Chunk& r) {
-            auto a = l.to_host();
-            const auto b = r.to_host();
-            for (size_t i = 0; i < a.size(); ++i) a[i] = a[i] * b[i % b.size()] + a[i];
-            return Chunk::from_host(l.shape, a);
-          },
-          "l*r+l", static_cast<double>(2 * volume(left)), left};
+JoinOp join_op(const std::string& statement, const std::map<einsum::Label, Index>& extent) {
+  const physical::EinSumCall k = einsum_call(statement, extent);
+  return {{k, false, {}}, k.kernel->flops(), k.kernel->z_shape()};
+}
+
+JoinOp mix_op(const Shape& left, const Shape& right) {
+  const std::vector<std::string> l = labels("a", left.size()), r = labels("b", right.size());
+  std::map<einsum::Label, Index> e = extents(l, left);
+  for (const auto& [k, v] : extents(r, right)) e[k] = v;
+  return join_op(indexed("Z", l) + " = " + indexed("L", l) + " * (" + indexed("R", r) + " + 1)", e);
+}
+
+// ⊗ element by element on two chunks of one shape: L · (R + 1).
+JoinOp zip_op(const Shape& shape) {
+  const std::vector<std::string> l = labels("a", shape.size());
+  return join_op(indexed("Z", l) + " = " + indexed("L", l) + " * (" + indexed("R", l) + " + 1)", extents(l, shape));
 }
 
 // Batched matrix product of chunks [t..., p, q] x [t..., q, r] -> [t..., p, r].
 JoinOp matmul_op(const Shape& left, const Shape& right) {
-  Shape out = left;
-  out.back() = right.back();
-  const Index pp = left[left.size() - 2], q = left.back(), rr = right.back();
-  const Index batch = volume(left) / (pp * q);
-  return {[pp, q, rr, batch, out](const Chunk& l, const Chunk& r) {
-            const auto a = l.to_host(), b = r.to_host();
-            std::vector<Scalar> c(static_cast<size_t>(batch * pp * rr), 0.0);
-            for (Index t = 0; t < batch; ++t)
-              for (Index i = 0; i < pp; ++i)
-                for (Index k = 0; k < rr; ++k) {
-                  Scalar s = 0;
-                  for (Index j = 0; j < q; ++j)
-                    s += a[static_cast<size_t>((t * pp + i) * q + j)] * b[static_cast<size_t>((t * q + j) * rr + k)];
-                  c[static_cast<size_t>((t * pp + i) * rr + k)] = s;
-                }
-            return Chunk::from_host(out, c);
-          },
-          "matmul", static_cast<double>(2 * batch * pp * q * rr), out};
+  const bool batched = left.size() == 3;
+  std::map<einsum::Label, Index> e{{"p", left[left.size() - 2]}, {"q", left.back()}, {"r", right.back()}};
+  if (batched) e["t"] = left[0];
+  return join_op(batched ? "Z[t,p,r] = sum_q A[t,p,q] * B[t,q,r]" : "Z[p,r] = sum_q A[p,q] * B[q,r]", e);
 }
 
 int join(IaPlan& p, int l, int r, const RelType& lt, const RelType& rt, std::vector<int> kl, std::vector<int> kr, const JoinOp& op) {
@@ -357,7 +319,8 @@ int join(IaPlan& p, int l, int r, const RelType& lt, const RelType& rt, std::vec
   n.keys_right = std::move(kr);
   n.join = op.fn;
   n.call_flops = op.flops;
-  n.detail = op.text + " on " + dims_text(n.keys_left) + "=" + dims_text(n.keys_right);
+  n.gemm = op.fn.call.kernel->uses_gemm();
+  n.detail = op.fn.call.text() + " on " + dims_text(n.keys_left) + "=" + dims_text(n.keys_right);
   return physical::add_node(p, std::move(n));
 }
 
@@ -375,8 +338,7 @@ int aggregate(IaPlan& p, int in, const RelType& in_type, std::vector<int> group_
   n.inputs = {in};
   n.out_type = RelType{project(in_type.frontier, group_by), in_type.chunk_shape};
   n.group_by = std::move(group_by);
-  n.agg = logical::elementwise(op);
-  n.fold = op;  // a join feeding it runs streamed (exec/join_aggregate), as compiled aggregations do
+  n.agg = physical::AggKernel{physical::AggKernel::Fold{op}, {}};  // a join feeding it runs streamed (exec/join_aggregate), as compiled aggregations do
   n.agg_decomposable = true;
   n.detail = dims_text(n.group_by) + ", " + einsum::agg_name(op);
   return physical::add_node(p, std::move(n));
@@ -689,10 +651,10 @@ JoinInputs random_join_inputs(Rng& rng, IaPlan& p, bool allow_all, int min_keys 
 }
 
 // ⋈(Bcast(A), B) or ⋈(A, Bcast(B)); neither input read on every site.
-int broadcast_join(Rng& rng, IaPlan& p, const JoinInputs& in) {
+int broadcast_join(Rng& rng, IaPlan& p, const JoinInputs& in, const JoinOp* op = nullptr) {
   const bool left = coin(rng);
   const int l = left ? bcast(p, in.a) : in.a, r = left ? in.b : bcast(p, in.b);
-  return join(p, l, r, in.ta, in.tb, in.kl, in.kr, mix_op(in.ta.chunk_shape));
+  return join(p, l, r, in.ta, in.tb, in.kl, in.kr, op ? *op : mix_op(in.ta.chunk_shape, in.tb.chunk_shape));
 }
 
 // σ(b)(⋈(...)), b on joined dimensions (`on_join_dims`) or on another one.
@@ -752,9 +714,8 @@ TEST(IaRules, R1_7_MapIntoJoin) {
 }
 
 // λ(k, diag)(⋈(A, B)) for an elementwise ⊗ on square chunks over the same
-// keys: diag distributes over ⊗ (R1-7's second form). The ⊗ is the test's
-// own host loop; the engine's zip kernel is checked in
-// tests/unit/kernels/test_einsum_kernel.cpp.
+// keys: diag distributes over ⊗ (R1-7's second form). The engine's zip
+// kernel is checked on its own in tests/unit/kernels/test_einsum_kernel.cpp.
 Case diag_over_elementwise_join(Rng& rng, bool selecting) {
   IaPlan p;
   const int arity = 2;  // a matrix in standard form, its chunks square
@@ -769,14 +730,11 @@ Case diag_over_elementwise_join(Rng& rng, bool selecting) {
     in.kl.push_back(d);
     in.kr.push_back(d);
   }
-  const int j = broadcast_join(rng, p, in);
-  p.node(j).zip = p.node(j).join;  // "l*r+l" is elementwise on chunks of equal shape
-  p.node(j).zip_flops = 2;
-  p.node(j).zip_text = "l*r+l";
+  const JoinOp zip = zip_op({b, b});
+  const int j = broadcast_join(rng, p, in, &zip);
   const RelType jt = p.node(j).out_type;
-  const ArrayOp diag{[](const Chunk& c) { return tra::kernels::diagonal(c); }, "diag", 0, {b}};
+  const ArrayOp diag{physical::ArrayFn::of(physical::ArrayFn::Diagonal{}), 0, {b}};
   const int m = map1(p, j, jt, random_key_map(rng, jt.key_arity()), selecting ? diag : random_array_op(rng, jt.chunk_shape, false));
-  p.node(m).array_selects = selecting;
   const int root = maybe_aggregated(rng, p, m);
   return {with_roots(std::move(p), {root}), m, 0, "λ(diag)(⋈ elementwise)"};
 }
@@ -864,8 +822,8 @@ Case filter_over_shuffle_before_join(Rng& rng) {
   const int b = random_scan(rng, p, 2, false, f, p.node(a).out_type.chunk_shape);
   const int sa = shuffle(p, a, {0, 1});
   const int sb = shuffle(p, b, {0, 1});
-  const int fb = filter(p, sb, KeyPredicate{[](const Key& k) { return k[1] == 0; }, "k1 == 0", {1}});
-  const int j = join(p, sa, fb, p.node(a).out_type, p.node(b).out_type, {0, 1}, {0, 1}, mix_op(p.node(a).out_type.chunk_shape));
+  const int fb = filter(p, sb, predicate("k1 == 0", 2));
+  const int j = join(p, sa, fb, p.node(a).out_type, p.node(b).out_type, {0, 1}, {0, 1}, mix_op(p.node(a).out_type.chunk_shape, p.node(b).out_type.chunk_shape));
   return {with_roots(std::move(p), {j}), fb, 0, "⋈(Shuf<0,1>(A), σ(k1 == 0)(Shuf<0,1>(B)))"};
 }
 
@@ -978,7 +936,7 @@ Case grouped_aggregation_before_join(Rng& rng) {
   const int a = aggregate(p, sh, p.node(r).out_type, {0, 1}, einsum::AggOp::Max);
   const int b = random_scan(rng, p, 2, false, Shape{f[0], f[1]});
   const int sb = shuffle(p, b, {0, 1});
-  const int j = join(p, a, sb, p.node(a).out_type, p.node(b).out_type, {0, 1}, {0, 1}, mix_op(chunk));
+  const int j = join(p, a, sb, p.node(a).out_type, p.node(b).out_type, {0, 1}, {0, 1}, mix_op(chunk, p.node(b).out_type.chunk_shape));
   return {with_roots(std::move(p), {j}), a, 0, "⋈(Σ<0,1>(Shuf<0,1>(R on Part<0>)), Shuf<0,1>(B))"};
 }
 
@@ -1041,7 +999,7 @@ Case join_form(Rng& rng, int form, bool allow_all, bool mismatched = false) {
     l = shuffle(p, in.a, in.kl);
     r = shuffle(p, in.b, in.kr);
   }
-  const JoinOp op = mix_op(in.ta.chunk_shape);
+  const JoinOp op = mix_op(in.ta.chunk_shape, in.tb.chunk_shape);
   const int j = join(p, l, r, in.ta, in.tb, in.kl, in.kr, op);
   int root = j;
   if (coin(rng)) {
@@ -1105,7 +1063,7 @@ Case idle_shuffle(Rng& rng) {
   }
   const JoinInputs in = random_join_inputs(rng, p, false);
   const int l = shuffle(p, in.a, in.kl), r = shuffle(p, in.b, in.kr);
-  const int j = join(p, l, r, in.ta, in.tb, in.kl, in.kr, mix_op(in.ta.chunk_shape));
+  const int j = join(p, l, r, in.ta, in.tb, in.kl, in.kr, mix_op(in.ta.chunk_shape, in.tb.chunk_shape));
   const int sh = shuffle(p, j, in.kl);
   return {with_roots(std::move(p), {sh}), sh, 0, "Shuf(kl)(⋈(Shuf(kl)(A), Shuf(kr)(B)))"};
 }
@@ -1176,7 +1134,7 @@ TEST(IaRules, ScanAll_ReadOnEverySite) {
     }
     const JoinInputs in = random_join_inputs(rng, p, false);
     const int b = bcast(p, in.a);
-    const int j = join(p, b, in.b, in.ta, in.tb, in.kl, in.kr, mix_op(in.ta.chunk_shape));
+    const int j = join(p, b, in.b, in.ta, in.tb, in.kl, in.kr, mix_op(in.ta.chunk_shape, in.tb.chunk_shape));
     return Case{with_roots(std::move(p), {j}), b, 0, "⋈(Bcast(Scan(A)), B)"};
   });
   Rng rng(182);
@@ -1216,7 +1174,7 @@ Case matmul_join(Rng& rng, const MatmulOptions& o) {
   const std::vector<int> kr = batched ? std::vector<int>{0, 1} : std::vector<int>{0};
   if (o.filter_left_j) {
     const auto jd = static_cast<size_t>(kl.back());
-    a = filter(p, a, KeyPredicate{[jd](const Key& k) { return k[jd] < 2; }, "k" + std::to_string(jd) + " < 2", {kl.back()}});
+    a = filter(p, a, predicate("k" + std::to_string(jd) + " < 2", kl.back() + 1));
   }
   const bool left = coin(rng);
   const int j = join(p, left ? bcast(p, a) : a, left ? b : bcast(p, b), ta, tb, kl, kr, matmul_op(ca, cbb));

@@ -10,8 +10,8 @@
 #include <random>
 
 #include "tra/einsum/parser.hpp"
+#include "tra/exec/bound_kernels.hpp"
 #include "tra/exec/join_aggregate.hpp"
-#include "tra/kernels/combine.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
 
 using tra::Chunk;
@@ -53,8 +53,7 @@ IaNode join_node(const std::string& statement) {
   j.kind = IaNode::Kind::LocalJoin;
   j.keys_left = {1};
   j.keys_right = {0};
-  j.join = [kernel](const Chunk& x, const Chunk& y) { return kernel->apply(x, &y); };
-  if (kernel->adds_into()) j.join_add = [kernel](const Chunk& x, const Chunk& y, Chunk& acc) { kernel->apply_add(x, y, acc); };
+  j.join = tra::physical::JoinKernel{{kernel, statement}, false, {}};
   return j;
 }
 
@@ -62,15 +61,14 @@ IaNode agg_node(einsum::AggOp op, std::vector<int> group_by) {
   IaNode a;
   a.kind = IaNode::Kind::LocalAgg;
   a.group_by = std::move(group_by);
-  a.fold = op;
-  a.agg = logical::elementwise(op);
+  a.agg = tra::physical::AggKernel{tra::physical::AggKernel::Fold{op}, {}};
   return a;
 }
 
 std::vector<Tuple> unstreamed(const std::vector<Tuple>& x, const std::vector<Tuple>& y, const IaNode& j, const IaNode& a) {
-  std::vector<Tuple> joined = logical::join(x, y, j.keys_left, j.keys_right, j.join);
+  std::vector<Tuple> joined = logical::join(x, y, j.keys_left, j.keys_right, tra::exec::join_fn(*j.join));
   for (Tuple& t : joined) t.key = j.out_key(t.key);
-  return logical::aggregate(joined, a.group_by, a.agg);
+  return logical::aggregate(joined, a.group_by, tra::exec::agg_fn(a.agg));
 }
 
 // Both ways on random relations; `tol(k)` bounds the difference of one
@@ -102,7 +100,7 @@ constexpr double kMatmulTol = 2.0 * kParts * kBlock * kParts * kBlock * DBL_EPSI
 
 TEST(TraJoinAggregate, GemmAddsIntoTheGroupsAccumulator) {
   const IaNode j = join_node("C[i,k] = sum_j X[i,j] * Y[j,k]");
-  ASSERT_TRUE(j.join_add) << "a plain matmul kernel adds in place";
+  ASSERT_TRUE(j.join->adds_into()) << "a plain matmul kernel adds in place";
   expect_streaming_agrees(j, agg_node(einsum::AggOp::Sum, {0, 2}), kMatmulTol, 1);
 }
 
@@ -110,7 +108,7 @@ TEST(TraJoinAggregate, WithoutAGemmTheFoldIsTheSameToTheLastBit) {
   // "+ 0": the same contraction on the loop path, no in-place add; members are
   // folded in Σ's order, so the result is identical.
   const IaNode j = join_node("C[i,k] = sum_j X[i,j] * Y[j,k] + 0");
-  ASSERT_FALSE(j.join_add);
+  ASSERT_FALSE(j.join->adds_into());
   expect_streaming_agrees(j, agg_node(einsum::AggOp::Sum, {0, 2}), 0, 2);
   // A GEMM join under a max: the in-place add does not apply; folded apart.
   expect_streaming_agrees(join_node("C[i,k] = sum_j X[i,j] * Y[j,k]"), agg_node(einsum::AggOp::Max, {0, 2}), 0, 3);
@@ -120,12 +118,9 @@ TEST(TraJoinAggregate, WithoutAGemmTheFoldIsTheSameToTheLastBit) {
 TEST(TraJoinAggregate, KeyMapAndFinishingMap) {
   IaNode j = join_node("C[i,k] = sum_j X[i,j] * Y[j,k]");
   // The join's output key <i, j, k> reversed: groups on <k, i> read positions 0 and 2.
-  j.out_key = {[](const Key& k) { return Key{k[2], k[1], k[0]}; }, "reverse"};
+  j.out_key = tra::physical::KeyFn::projecting({2, 1, 0}, 3);
   IaNode a = agg_node(einsum::AggOp::Sum, {0, 2});
-  const auto square = einsum::parse_scalar_function("x * x", {"test", 1, 1});
-  a.finish = [square](const Chunk& c) { return kernels::map_elements(square, c); };
-  auto fold = a.agg;
-  a.agg = [fold, fin = a.finish](const std::vector<const Tuple*>& g) { return fin(fold(g)); };
+  a.agg.finish = tra::physical::ArrayFn::of(tra::physical::ArrayFn::Elements{einsum::parse_scalar_function("x * x", {"test", 1, 1})});
   // (s + e)² − s² ≈ 2|s|e: the bound scales with the largest |sum|, at most kParts · kBlock.
   expect_streaming_agrees(j, a, 2.0 * kParts * kBlock * kMatmulTol, 5);
 }

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "tra/einsum/parser.hpp"
 #include "tra/physical/cost_model.hpp"
 #include "tra/physical/ia_plan.hpp"
 
@@ -16,7 +17,16 @@ namespace physical = tra::physical;
 
 namespace {
 
-// Scan, Scan, ⋈L(p0, p1), ΣL(p2) with the given ⊕; the aggregation is the root.
+// A matmul of 2x2 blocks, whose GEMM adds in place or (written "+ 0", a loop) does not.
+physical::JoinKernel matmul(bool adds) {
+  const std::string st = adds ? "C[i,k] = sum_j X[i,j] * Y[j,k]" : "C[i,k] = sum_j X[i,j] * Y[j,k] + 0";
+  auto kernel = std::make_shared<tra::kernels::EinSumKernel>(einsum::parse_einsum(st, {"test", 1, 1}),
+                                                            std::map<einsum::Label, tra::Index>{{"i", 2}, {"j", 2}, {"k", 2}});
+  return {{kernel, st}, false, {}};
+}
+
+// Scan, Scan, ⋈L(p0, p1), ΣL(p2) with the given ⊕ (None: an aggregation that
+// assembles whole groups); the aggregation is the root.
 IaPlan join_then_aggregate(einsum::AggOp fold, bool join_adds) {
   IaPlan p;
   p.nodes.resize(4);
@@ -24,11 +34,12 @@ IaPlan join_then_aggregate(einsum::AggOp fold, bool join_adds) {
   IaNode& j = p.nodes[2];
   j.kind = Kind::LocalJoin;
   j.inputs = {0, 1};
-  if (join_adds) j.join_add = [](const tra::Chunk&, const tra::Chunk&, tra::Chunk&) {};
+  j.join = matmul(join_adds);
   IaNode& a = p.nodes[3];
   a.kind = Kind::LocalAgg;
   a.inputs = {2};
-  a.fold = fold;
+  if (fold == einsum::AggOp::None) a.agg.reduce = physical::AggKernel::Assemble{{2, 2}, {4, 4}};
+  else a.agg.reduce = physical::AggKernel::Fold{fold};
   p.roots = {3};
   return p;
 }

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "tra/core/processor_grid.hpp"
+#include "tra/logical/tra_ops.hpp"
 #include "tra/physical/plan_edit.hpp"
 
 namespace tra::physical {
@@ -93,19 +94,14 @@ std::string family_of(const std::vector<int>& P, const std::vector<int>& summed,
 }
 
 // A join strategy's replication: a LocalMap from each tuple of `in` to the
-// keys `expand` makes of its key (the chunk shared, not copied), of type
-// `out`; stripped by the next strategy.
-int add_replica(IaPlan& p, int in, RelType out, const ExpandFn& expand, int arity, std::string detail) {
+// keys `expand` makes of its key (Replicate or Spread: the chunk shared, not
+// copied), of type `out`; stripped by the next strategy.
+int add_replica(IaPlan& p, int in, RelType out, Expansion expand, int arity, std::string detail) {
   IaNode m;
   m.kind = Kind::LocalMap;
   m.inputs = {in};
   m.out_type = std::move(out);
-  m.expand = expand;
-  m.map = [expand](const Tuple& t) {
-    std::vector<Tuple> out;
-    for (Key& k : expand(t.key)) out.push_back({std::move(k), t.chunk});
-    return out;
-  };
+  m.expand = std::move(expand);
   m.arity = arity;
   m.replica = true;
   m.detail = std::move(detail);
@@ -204,17 +200,8 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
         extents.push_back(g.frontier[static_cast<size_t>(o)]);
       }
       if (!missing.empty()) {
-        ExpandFn expand = [coords](const Key& k) {
-          std::vector<Key> out;
-          for_each_key(coords, [&](const Key& c) {
-            Key x = k;
-            x.insert(x.end(), c.begin(), c.end());
-            out.push_back(std::move(x));
-          });
-          return out;
-        };
         const int copies = static_cast<int>(volume(coords));
-        src = add_replica(p, base, with_dims(p.node(base).type, coords), expand, copies,
+        src = add_replica(p, base, with_dims(p.node(base).type, coords), Replicate{coords}, copies,
                           "insertDim, duplicate x" + std::to_string(copies) + " (one per site coordinate)");
       }
       // Sites numbered on the voxels' grid, the same for both sides.
@@ -230,21 +217,7 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
       if (missing.empty()) return sh;
       // At its sites, coordinate c of a missing dimension stands for the keys
       // c, c + P, ... below its extent.
-      const int first = arity;
-      ExpandFn spread = [coords, extents, first](const Key& k) {
-        std::vector<Key> out{k};
-        for (size_t t = 0; t < coords.size(); ++t) {
-          std::vector<Key> next;
-          for (const Key& x : out)
-            for (Index v = x[static_cast<size_t>(first) + t]; v < extents[t]; v += coords[t]) {
-              Key y = x;
-              y[static_cast<size_t>(first) + t] = v;
-              next.push_back(std::move(y));
-            }
-          out = std::move(next);
-        }
-        return out;
-      };
+      const Spread spread{coords, extents, arity};
       Index most = 1;
       for (size_t t = 0; t < coords.size(); ++t) most *= (extents[t] + coords[t] - 1) / coords[t];
       return add_replica(p, sh, with_dims(p.node(base).type, extents), spread, static_cast<int>(most),
@@ -273,8 +246,7 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
         else if (contains(missing_left, o)) perm.push_back(g.kl + index_in(missing_left, o));
         else perm.push_back(g.kl + static_cast<int>(missing_left.size()) + index_in(rest_now, g.in_right[static_cast<size_t>(o)]));
       }
-      const KeyFn base = out_key;
-      out_key = KeyFn{[perm, base](const Key& k) { return base(project(k, perm)); }, base.identity() ? "" : base.text};
+      out_key = out_key.after(KeyFn::projecting(perm, g.kl + static_cast<int>(missing_left.size() + rest_now.size())));
     }
   }
   IaNode& j = p.node(join);

@@ -13,62 +13,23 @@ using Kind = IaNode::Kind;
 bool is(const IaPlan& p, int i, Kind k) { return p.node(i).kind == k; }
 int input(const IaPlan& p, int i, size_t k = 0) { return p.node(i).inputs.at(k); }
 
-KeyFn compose(const KeyFn& outer, const KeyFn& inner) {
-  if (inner.identity()) return outer;
-  if (outer.identity()) return inner;
-  auto f = outer.fn, g = inner.fn;
-  return KeyFn{[f, g](const Key& k) { return f(g(k)); }, outer.text + "∘" + inner.text};
-}
-
-// The map's arrayMapFunc only picks elements (idOp counts): it distributes
-// over any elementwise ⊗.
-bool selects(const IaNode& m) { return !m.array_map || m.array_selects; }
-
-ArrayFn compose(const ArrayFn& outer, const ArrayFn& inner) {
-  if (!inner) return outer;
-  if (!outer) return inner;
-  return [outer, inner](const Chunk& c) { return outer(inner(c)); };
-}
-
 std::string compose_text(const std::string& outer, const std::string& inner) {
   if (inner.empty()) return outer;
   if (outer.empty()) return inner;
   return outer + "∘" + inner;
 }
 
-KeyPredicate both(const KeyPredicate& a, const KeyPredicate& b) {
-  auto fa = a.test, fb = b.test;
-  std::vector<int> dims = a.dims;
-  dims.insert(dims.end(), b.dims.begin(), b.dims.end());
-  std::sort(dims.begin(), dims.end());
-  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-  return {[fa, fb](const Key& k) { return fa(k) && fb(k); }, "(" + a.text + ") && (" + b.text + ")", dims};
+std::string map_detail(const IaNode& m) {
+  return (m.key_map.identity() ? "idOp" : m.key_map.text()) + ", " + (m.array_map.identity() ? "idOp" : m.array_map.text());
 }
-
-// A predicate over keys of another layout: key dimension d of the new layout
-// feeds dimension to_old[d] of the old one (the others read 0).
-KeyPredicate relayout(const KeyPredicate& p, int old_arity, std::vector<std::pair<int, int>> new_to_old, const std::string& note) {
-  auto f = p.test;
-  std::vector<int> dims;
-  for (auto [nd, od] : new_to_old) dims.push_back(nd);
-  std::sort(dims.begin(), dims.end());
-  return {[f, old_arity, new_to_old](const Key& k) {
-            Key old(static_cast<size_t>(old_arity), 0);
-            for (auto [nd, od] : new_to_old) old[static_cast<size_t>(od)] = k[static_cast<size_t>(nd)];
-            return f(old);
-          },
-          p.text + note, dims};
-}
-
-std::string map_detail(const IaNode& m) { return (m.key_map.identity() ? "idOp" : m.key_map.text) + ", " + (m.array_text.empty() ? "idOp" : m.array_text); }
 
 // R1-1: σ(b1)(σ(b2)(R)) ≡ σ(b1 ∧ b2)(R).
 bool merge_filters(IaPlan& p, int at) {
   if (!is(p, at, Kind::LocalFilter) || !is(p, input(p, at), Kind::LocalFilter)) return false;
   const int inner = input(p, at);
   IaNode& n = p.node(at);
-  n.predicate = both(p.node(inner).predicate, n.predicate);
-  n.detail = n.predicate.text;
+  n.predicate = p.node(inner).predicate.both(n.predicate);
+  n.detail = n.predicate.text();
   n.inputs = p.node(inner).inputs;
   return true;
 }
@@ -78,10 +39,8 @@ bool merge_maps(IaPlan& p, int at) {
   if (!p.node(at).is_map1() || !p.node(input(p, at)).is_map1()) return false;
   const IaNode inner = p.node(input(p, at));
   IaNode& n = p.node(at);
-  n.key_map = compose(n.key_map, inner.key_map);
-  n.array_map = compose(n.array_map, inner.array_map);
-  n.array_text = compose_text(n.array_text, inner.array_text);
-  n.array_selects = selects(n) && selects(inner);
+  n.key_map = n.key_map.after(inner.key_map);
+  n.array_map = n.array_map.after(inner.array_map);
   n.call_flops += inner.call_flops;
   n.inputs = inner.inputs;
   n.detail = map_detail(n);
@@ -109,18 +68,11 @@ bool map_into_aggregation(IaPlan& p, int at) {
   const IaNode& m = p.node(at);
   if (!m.is_map1() || !m.key_map.identity() || !is(p, input(p, at), Kind::LocalAgg)) return false;
   IaNode a = p.node(input(p, at));
-  auto agg = a.agg;
-  auto fn = m.array_map;
-  if (fn) {
-    a.agg = [agg, fn](const std::vector<const Tuple*>& g) { return fn(agg(g)); };
-    auto finish = a.finish;
-    if (finish) a.finish = [finish, fn](const Chunk& c) { return fn(finish(c)); };
-    else a.finish = fn;
-  }
+  a.agg.finish = m.array_map.after(a.agg.finish);
   a.call_flops += m.call_flops;
   a.out_type = m.out_type;
   a.agg_decomposable = false;  // the map must run once, on whole groups
-  a.detail = compose_text(m.array_text, a.detail);
+  a.detail = compose_text(m.array_map.text(), a.detail);
   const int na = add_node(p, std::move(a));
   redirect(p, at, na);
   return true;
@@ -135,8 +87,8 @@ bool filter_before_aggregation(IaPlan& p, int at) {
   std::vector<std::pair<int, int>> new_to_old;
   for (size_t i = 0; i < g.size(); ++i) new_to_old.emplace_back(g[i], static_cast<int>(i));
   IaNode f = p.node(at);
-  f.predicate = relayout(f.predicate, static_cast<int>(g.size()), new_to_old, " on the grouping keys");
-  f.detail = f.predicate.text;
+  f.predicate = f.predicate.relayout(static_cast<int>(g.size()), new_to_old, " on the grouping keys");
+  f.detail = f.predicate.text();
   f.inputs = p.node(a).inputs;
   const int nf = add_node(p, std::move(f));
   IaNode agg = p.node(a);
@@ -155,7 +107,7 @@ bool filter_into_join(IaPlan& p, int at) {
   if (!join.out_key.identity()) return false;
   const KeyPredicate& pred = p.node(at).predicate;
   std::vector<std::pair<int, int>> left, right;  // (input dim, output dim)
-  for (int d : pred.dims) {
+  for (int d : pred.dims()) {
     auto it = std::find(join.keys_left.begin(), join.keys_left.end(), d);
     if (it == join.keys_left.end()) return false;
     left.emplace_back(d, d);
@@ -163,12 +115,12 @@ bool filter_into_join(IaPlan& p, int at) {
   }
   const int arity = join.out_type.key_arity();
   IaNode fl = p.node(at), fr = p.node(at);
-  fl.predicate = relayout(pred, arity, left, "");
-  fr.predicate = relayout(pred, arity, right, " on the right's keys");
+  fl.predicate = pred.relayout(arity, left, "");
+  fr.predicate = pred.relayout(arity, right, " on the right's keys");
   fl.inputs = {join.inputs[0]};
   fr.inputs = {join.inputs[1]};
-  fl.detail = fl.predicate.text;
-  fr.detail = fr.predicate.text;
+  fl.detail = fl.predicate.text();
+  fr.detail = fr.predicate.text();
   const int nl = add_node(p, std::move(fl));
   const int nr = add_node(p, std::move(fr));
   IaNode nj = p.node(j);
@@ -184,19 +136,13 @@ bool map_into_join(IaPlan& p, int at) {
   const IaNode& m = p.node(at);
   if (!m.is_map1() || !is(p, input(p, at), Kind::LocalJoin)) return false;
   IaNode j = p.node(input(p, at));
-  auto op = j.join;
-  auto fn = m.array_map;
-  if (fn) {
-    j.join = [op, fn](const Chunk& x, const Chunk& y) { return fn(op(x, y)); };
-    j.zip = nullptr;  // no longer ⊗ alone
-    j.join_add = nullptr;
-  }
-  j.out_key = compose(m.key_map, j.out_key);
-  if (j.has_base) j.base_out_key = compose(m.key_map, j.base_out_key);
+  j.join->then = m.array_map.after(j.join->then);
+  j.out_key = m.key_map.after(j.out_key);
+  if (j.has_base) j.base_out_key = m.key_map.after(j.base_out_key);
   j.call_flops += m.call_flops;
-  j.gemm = j.gemm && !fn;
+  j.gemm = j.gemm && m.array_map.identity();
   j.out_type = m.out_type;
-  j.detail = compose_text(m.array_text, j.detail) + (m.key_map.identity() ? "" : ", keys " + m.key_map.text);
+  j.detail = compose_text(m.array_map.text(), j.detail) + (m.key_map.identity() ? "" : ", keys " + m.key_map.text());
   const int nj = add_node(p, std::move(j));
   redirect(p, at, nj);
   return true;
@@ -211,31 +157,29 @@ bool map_into_join(IaPlan& p, int at) {
 // smaller chunks are what moves.
 bool distribute_map_into_join(IaPlan& p, int at) {
   const IaNode m = p.node(at);
-  if (!m.is_map1() || !m.array_map || !m.array_selects || !is(p, input(p, at), Kind::LocalJoin)) return false;
+  if (!m.is_map1() || m.array_map.identity() || !m.array_map.selects() || !is(p, input(p, at), Kind::LocalJoin)) return false;
   IaNode j = p.node(input(p, at));
-  if (!j.zip) return false;
+  if (!j.join->zippable()) return false;
   std::vector<int> mapped;
   for (int side : j.inputs) {
     IaNode a;
     a.kind = Kind::LocalMap;
     a.inputs = {side};
     a.array_map = m.array_map;
-    a.array_text = m.array_text;
-    a.array_selects = true;
     a.out_type = RelType{p.node(side).type.frontier, m.out_type.chunk_shape};
     a.detail = map_detail(a);
     mapped.push_back(add_node(p, std::move(a)));
   }
+  const einsum::ScalarProgram& op = j.join->call.kernel->join_program();
   j.inputs = mapped;
-  j.join = j.zip;
-  j.join_add = nullptr;
-  j.call_flops = j.zip_flops * static_cast<double>(volume(m.out_type.chunk_shape));
+  j.join->zip = true;
+  j.call_flops = op.flops_per_eval() * static_cast<double>(volume(m.out_type.chunk_shape));
   j.gemm = false;
-  j.out_key = compose(m.key_map, j.out_key);
-  if (j.has_base) j.base_out_key = compose(m.key_map, j.base_out_key);
+  j.out_key = m.key_map.after(j.out_key);
+  if (j.has_base) j.base_out_key = m.key_map.after(j.base_out_key);
   j.out_type = m.out_type;
-  j.detail = "elementwise " + j.zip_text + " of " + m.array_text + "'d inputs" +
-             (m.key_map.identity() ? "" : ", keys " + m.key_map.text);
+  j.detail = "elementwise " + op.str() + " of " + m.array_map.text() + "'d inputs" +
+             (m.key_map.identity() ? "" : ", keys " + m.key_map.text());
   const int nj = add_node(p, std::move(j));
   redirect(p, at, nj);
   return true;

@@ -91,7 +91,7 @@ bool two_phase_aggregation(IaPlan& p, int at) {
   const IaNode& a = p.node(at);
   if (a.kind != Kind::LocalAgg || p.node(input(p, at)).kind != Kind::Shuffle) return false;
   const bool composed = !a.agg_decomposable;
-  if (composed && (a.fold == einsum::AggOp::None || !a.finish)) return false;
+  if (composed && (a.agg.fold() == einsum::AggOp::None || a.agg.finish.identity())) return false;
   const int r = input(p, input(p, at));
   const IaNode& rn = p.node(r);
   if (rn.kind == Kind::LocalAgg && rn.agg_decomposable && rn.scattered) return false;  // already split
@@ -113,12 +113,11 @@ bool two_phase_aggregation(IaPlan& p, int at) {
   partial.inputs = {r};
   partial.detail = a.detail + " (partial)";
   if (composed) {  // the fold alone; its results keep the members' chunk shape
-    partial.agg = logical::elementwise(a.fold);
-    partial.finish = {};
+    partial.agg = AggKernel{AggKernel::Fold{a.agg.fold()}, {}};
     partial.call_flops = 0;
     partial.agg_decomposable = true;
     partial.out_type.chunk_shape = rn.type.chunk_shape;
-    partial.detail = "<fold " + std::string(einsum::agg_name(a.fold)) + "> (partial of " + a.detail + ")";
+    partial.detail = "<fold " + std::string(einsum::agg_name(a.agg.fold())) + "> (partial of " + a.detail + ")";
   }
   std::vector<int> all(a.group_by.size());
   const int np = add_node(p, std::move(partial));
