@@ -60,7 +60,7 @@ class Inference {
   // Its consumers read only its type, distribution and scattering, so when
   // those come out as before the recomputation stops there: a rewrite deep in
   // a long plan then costs a few nodes, not everything downstream of it.
-  std::vector<int> run(std::vector<std::pair<int, IaNode>>* overwritten) {
+  std::vector<int> run(std::vector<std::pair<int, Inferred>>* overwritten) {
     std::vector<bool> changed(p_.nodes.size(), false);
     bool any_changed = false;  // until then, no node has an input that changed
     std::vector<int> redone;
@@ -72,7 +72,7 @@ class Inference {
         for (int j : n.inputs) stale = stale || changed[static_cast<size_t>(j)];
       if (!stale) continue;
       redone.push_back(static_cast<int>(i));
-      if (overwritten) overwritten->emplace_back(static_cast<int>(i), n);
+      if (overwritten) overwritten->emplace_back(static_cast<int>(i), Inferred::of(n));
       const RelType old_type = std::move(n.type);
       Distribution old_dist = std::move(n.dist);
       const bool old_scattered = n.scattered;
@@ -353,7 +353,28 @@ void infer(IaPlan& plan) {
 
 std::vector<int> infer_stale(IaPlan& plan) { return Inference(plan, every_node(plan)).run(nullptr); }
 
-std::vector<int> infer_stale(IaPlan& plan, const std::vector<int>& order, std::vector<std::pair<int, IaNode>>* overwritten) {
+Inferred Inferred::of(const IaNode& n) {
+  return {n.stale,      n.type,  n.dist,       n.scattered,       n.invalid,        n.predicted_floats, n.paper_cost,
+          n.flops,      n.site_flops, n.site_fold_flops, n.site_floats_in, n.placement, n.site_grid};
+}
+
+void Inferred::restore(IaNode& n) {
+  n.stale = stale;
+  n.type = std::move(type);
+  n.dist = std::move(dist);
+  n.scattered = scattered;
+  n.invalid = std::move(invalid);
+  n.predicted_floats = predicted_floats;
+  n.paper_cost = paper_cost;
+  n.flops = flops;
+  n.site_flops = site_flops;
+  n.site_fold_flops = site_fold_flops;
+  n.site_floats_in = site_floats_in;
+  n.placement = std::move(placement);
+  n.site_grid = std::move(site_grid);
+}
+
+std::vector<int> infer_stale(IaPlan& plan, const std::vector<int>& order, std::vector<std::pair<int, Inferred>>* overwritten) {
   return Inference(plan, order).run(overwritten);
 }
 

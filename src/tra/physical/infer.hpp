@@ -28,12 +28,32 @@ void infer(IaPlan& plan);
 // nodes inferred again, in order.
 std::vector<int> infer_stale(IaPlan& plan);
 
+// What inference writes into a node: its derived fields, and the parameters
+// it completes (a placement's default grid, the site grid). Kept from before
+// a node is inferred again, it takes the node back; the parameters a rewrite
+// changed are the rewrite's to take back (search/held_plan.hpp).
+struct Inferred {
+  bool stale = true;
+  RelType type;
+  Distribution dist;
+  bool scattered = false;
+  std::string invalid;
+  Index predicted_floats = 0;
+  double paper_cost = 0, flops = 0, site_flops = 0, site_fold_flops = 0;
+  Index site_floats_in = 0;
+  Placement placement;
+  Shape site_grid;
+
+  static Inferred of(const IaNode& n);
+  void restore(IaNode& n);  // moves the fields back into n
+};
+
 // The same over the nodes in `order` only (the nodes the roots need, inputs
 // first, as normalize() would order them), named in messages by their place
 // in it: the optimizer infers candidates before it normalizes them. With
-// `overwritten`, a copy of every node inferred again, as it was before, is
-// appended there (to take a candidate back).
-std::vector<int> infer_stale(IaPlan& plan, const std::vector<int>& order, std::vector<std::pair<int, IaNode>>* overwritten);
+// `overwritten`, what inference is about to write into every node inferred
+// again, as it was before, is appended there (to take a candidate back).
+std::vector<int> infer_stale(IaPlan& plan, const std::vector<int>& order, std::vector<std::pair<int, Inferred>>* overwritten);
 
 // Empty when every node needed for the roots computes its relation correctly;
 // otherwise the first problem, "p<i>: why".

@@ -153,7 +153,7 @@ class Trial {
   // The plan exactly as it was before the edit; edits made after this one
   // must have been taken back first.
   void undo() {
-    for (auto it = overwritten_.rbegin(); it != overwritten_.rend(); ++it) h_->plan.nodes[static_cast<size_t>(it->first)] = std::move(it->second);
+    for (auto it = overwritten_.rbegin(); it != overwritten_.rend(); ++it) it->second.restore(h_->plan.nodes[static_cast<size_t>(it->first)]);
     before_.restore(h_->plan);
     h_->order = std::move(order_before_);
   }
@@ -163,7 +163,7 @@ class Trial {
   Snapshot before_;
   std::vector<int> order_before_;
   std::vector<int> redone_;
-  std::vector<std::pair<int, IaNode>> overwritten_;  // nodes as they were before inferring them again
+  std::vector<std::pair<int, Inferred>> overwritten_;  // what inference overwrote in the nodes it inferred again
 };
 
 }  // namespace tra::physical
