@@ -59,7 +59,7 @@ Index replicated_reads(const physical::IaPlan& plan) {
     if (live[static_cast<size_t>(id)]) continue;
     live[static_cast<size_t>(id)] = true;
     const physical::IaNode& n = plan.node(id);
-    if (n.kind == physical::IaNode::Kind::Scan && n.dist.everywhere)
+    if (n.kind() == physical::IaNode::Kind::Scan && n.dist.everywhere)
       extra += static_cast<Index>(plan.nsites - 1) * n.dist.tuples() * volume(n.out_type.chunk_shape);
     for (int i : n.inputs) todo.push_back(i);
   }

@@ -43,7 +43,7 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const auto& n = plan.nodes[i];
     const auto& r = runs[i];
-    const bool moves = n.kind == physical::IaNode::Kind::Bcast || n.kind == physical::IaNode::Kind::Shuffle;
+    const bool moves = n.kind() == physical::IaNode::Kind::Bcast || n.kind() == physical::IaNode::Kind::Shuffle;
     predicted += n.predicted_floats;
     measured += r.floats_moved;
     flops += n.flops;

@@ -18,7 +18,7 @@ Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, st
       streamed_into_(physical::streamed_into(plan)) {
   // A result the caller keeps is wanted whole: its join is not streamed.
   for (int k : keep_)
-    if (plan_.node(k).kind == IaNode::Kind::LocalJoin) streamed_into_[static_cast<size_t>(k)] = -1;
+    if (plan_.node(k).kind() == IaNode::Kind::LocalJoin) streamed_into_[static_cast<size_t>(k)] = -1;
 }
 
 const std::vector<Tuple>& Executor::result(int node) const { return results_.at(static_cast<size_t>(node)); }
@@ -27,7 +27,7 @@ std::vector<Tuple> Executor::scan(const IaNode& n) const {
   std::vector<Key> mine;
   for (const auto& [k, site] : n.dist.at)
     if (n.dist.everywhere || site == comm_.rank()) mine.push_back(k);
-  const model::TensorDecl& t = *n.source;
+  const model::TensorDecl& t = *n.scan().source;
   if (auto h = std::get_if<model::Hdf5Source>(&t.source)) return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine);
   const auto& g = std::get<model::Generator>(t.source);
   std::vector<Tuple> out;
@@ -38,7 +38,7 @@ std::vector<Tuple> Executor::scan(const IaNode& n) const {
 std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
   const IaNode& n = plan_.nodes[at];
   auto in = [&](size_t k) -> const std::vector<Tuple>& { return results_[static_cast<size_t>(n.inputs.at(k))]; };
-  switch (n.kind) {
+  switch (n.kind()) {
     case IaNode::Kind::Scan:
       return scan(n);
     case IaNode::Kind::Bcast: {
@@ -50,7 +50,7 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
     }
     case IaNode::Kind::Shuffle: {
       const int s = comm_.size();
-      auto site = [&](const Key& k) { return n.placement.site_of(k, n.site_grid, s); };
+      auto site = [&](const Key& k) { return n.placement().site_of(k, n.site_grid(), s); };
       if (plan_.node(n.inputs[0]).dist.everywhere) {
         // Every site holds every tuple: each keeps its own, nothing moves.
         std::vector<Tuple> out;
@@ -67,28 +67,28 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
     case IaNode::Kind::LocalJoin: {
       const int agg = streamed_into_[at];
       if (agg >= 0) return join_aggregate(in(0), in(1), n, plan_.node(agg));
-      std::vector<Tuple> out = logical::join(in(0), in(1), n.keys_left, n.keys_right, join_fn(*n.join));
-      if (!n.out_key.identity())
-        for (Tuple& t : out) t.key = n.out_key(t.key);
+      std::vector<Tuple> out = logical::join(in(0), in(1), n.join().keys_left, n.join().keys_right, join_fn(n.join().kernel));
+      if (!n.join().out_key.identity())
+        for (Tuple& t : out) t.key = n.join().out_key(t.key);
       return out;
     }
     case IaNode::Kind::LocalAgg:
       // Its join already aggregated (join_aggregate): take the tuples over.
       if (streamed_into_[static_cast<size_t>(n.inputs[0])] == static_cast<int>(at)) return std::move(results_[static_cast<size_t>(n.inputs[0])]);
-      return logical::aggregate(in(0), n.group_by, agg_fn(n.agg));
+      return logical::aggregate(in(0), n.agg().group_by, agg_fn(n.agg().kernel));
     case IaNode::Kind::LocalFilter: {
       std::vector<Tuple> out;
       for (const Tuple& t : in(0))
-        if (n.predicate.test(t.key)) out.push_back(t);
+        if (n.filter().predicate.test(t.key)) out.push_back(t);
       return out;
     }
     case IaNode::Kind::LocalMap: {
       std::vector<Tuple> out;
       for (const Tuple& t : in(0)) {
-        if (n.expand)
-          for (Tuple& o : expand(*n.expand, t)) out.push_back(std::move(o));
+        if (n.map().expand)
+          for (Tuple& o : expand(*n.map().expand, t)) out.push_back(std::move(o));
         else
-          out.push_back({n.key_map(t.key), apply(n.array_map, t.chunk)});
+          out.push_back({n.map().key_map(t.key), apply(n.map().array_map, t.chunk)});
       }
       return out;
     }
@@ -112,7 +112,7 @@ void Executor::run(const std::function<void(int node)>& before_node) {
     const IaNode& n = plan_.nodes[i];
     // A read whose tuples nobody consumes (its consumer reads a replicated
     // copy instead) is skipped.
-    if (n.kind == IaNode::Kind::Scan && last_use[i] < 0 && !keep_.count(static_cast<int>(i))) return;
+    if (n.kind() == IaNode::Kind::Scan && last_use[i] < 0 && !keep_.count(static_cast<int>(i))) return;
     if (before_node) before_node(static_cast<int>(i));
     Stopwatch sw;
     Index sent = 0;
@@ -129,12 +129,12 @@ void Executor::run(const std::function<void(int node)>& before_node) {
   // topological), and the ranks meet once before the operators: their time
   // then holds no wait for another rank's reading.
   for (size_t i = 0; i < plan_.nodes.size(); ++i)
-    if (plan_.nodes[i].kind == IaNode::Kind::Scan) run_node(i);
+    if (plan_.nodes[i].kind() == IaNode::Kind::Scan) run_node(i);
   comm_.barrier();
   for (size_t i = 0; i < plan_.nodes.size(); ++i)
-    if (plan_.nodes[i].kind != IaNode::Kind::Scan) run_node(i);
+    if (plan_.nodes[i].kind() != IaNode::Kind::Scan) run_node(i);
   std::vector<double> totals{0, 0};
-  for (size_t i = 0; i < plan_.nodes.size(); ++i) totals[plan_.nodes[i].kind == IaNode::Kind::Scan ? 0 : 1] += seconds[i];
+  for (size_t i = 0; i < plan_.nodes.size(); ++i) totals[plan_.nodes[i].kind() == IaNode::Kind::Scan ? 0 : 1] += seconds[i];
   comm_.max(totals);
   totals_ = {totals[0], totals[1]};
   comm_.max(seconds);

@@ -11,19 +11,19 @@ namespace tra::exec {
 
 std::vector<Tuple> join_aggregate(const std::vector<Tuple>& left, const std::vector<Tuple>& right, const physical::IaNode& join,
                                   const physical::IaNode& agg) {
-  const einsum::AggOp fold = agg.agg.fold();
+  const einsum::AggOp fold = agg.agg().kernel.fold();
   TRA_ASSERT(fold != einsum::AggOp::None, "join_aggregate: " << agg.detail << " does not fold element-wise");
-  std::vector<logical::JoinMatch> matches = logical::join_matches(left, right, join.keys_left, join.keys_right);
-  if (!join.out_key.identity()) {
-    for (auto& m : matches) m.key = join.out_key(m.key);
+  std::vector<logical::JoinMatch> matches = logical::join_matches(left, right, join.join().keys_left, join.join().keys_right);
+  if (!join.join().out_key.identity()) {
+    for (auto& m : matches) m.key = join.join().out_key(m.key);
     std::stable_sort(matches.begin(), matches.end(), [](const logical::JoinMatch& a, const logical::JoinMatch& b) { return a.key < b.key; });
   }
-  const physical::JoinKernel& kernel = *join.join;
+  const physical::JoinKernel& kernel = join.join().kernel;
   const bool add_in_gemm = fold == einsum::AggOp::Sum && kernel.adds_into();
   std::vector<Tuple> out;
   std::unordered_map<Key, size_t, KeyHash> group_of;
   for (const auto& m : matches) {
-    Key g = project(m.key, agg.group_by);
+    Key g = project(m.key, agg.agg().group_by);
     auto [it, first] = group_of.try_emplace(std::move(g), out.size());
     if (first) {
       // The first member becomes the accumulator; a kernel's result is
@@ -36,8 +36,8 @@ std::vector<Tuple> join_aggregate(const std::vector<Tuple>& left, const std::vec
     if (add_in_gemm) apply_add(kernel, m.left->chunk, m.right->chunk, acc);
     else kernels::combine_into(fold, acc, apply(kernel, m.left->chunk, m.right->chunk));
   }
-  if (!agg.agg.finish.identity())
-    for (Tuple& t : out) t.chunk = apply(agg.agg.finish, t.chunk);
+  if (!agg.agg().kernel.finish.identity())
+    for (Tuple& t : out) t.chunk = apply(agg.agg().kernel.finish, t.chunk);
   std::sort(out.begin(), out.end(), [](const Tuple& a, const Tuple& b) { return a.key < b.key; });
   return out;
 }

@@ -65,23 +65,19 @@ class Compiler {
 
   int scan(const TraNode& n) {
     IaNode x;
-    x.kind = IaNode::Kind::Scan;
+    x.params = ScanParams{n.source, Placement::part(iota(n.type.key_arity()), n.type.frontier), {}};
     x.out_type = n.type;
-    x.source = n.source;
-    x.placement = Placement::part(iota(n.type.key_arity()), n.type.frontier);
     x.detail = n.tensor;
     return add(std::move(x));
   }
 
   int shuffle(int in, const std::vector<int>& dims) { return add(make_shuffle(in, dims)); }
 
-  int local_agg(int in, const std::vector<int>& group_by, AggKernel agg, const RelType& type, std::string detail) {
+  int local_agg(int in, const std::vector<int>& group_by, AggKernel agg, bool decomposable, const RelType& type, std::string detail) {
     IaNode a;
-    a.kind = IaNode::Kind::LocalAgg;
+    a.params = AggParams{group_by, std::move(agg), 0, decomposable};
     a.inputs = {in};
     a.out_type = type;
-    a.group_by = group_by;
-    a.agg = std::move(agg);
     a.detail = std::move(detail);
     return add(std::move(a));
   }
@@ -89,11 +85,12 @@ class Compiler {
   // A LocalMap from one tuple to several (not composable by R1-x).
   int expanding_map(int in, const RelType& type, Expansion expand, int arity, std::string detail) {
     IaNode m;
-    m.kind = IaNode::Kind::LocalMap;
+    MapParams p;
+    p.expand = std::move(expand);
+    p.arity = arity;
+    m.params = std::move(p);
     m.inputs = {in};
     m.out_type = type;
-    m.expand = std::move(expand);
-    m.arity = arity;
     m.detail = std::move(detail);
     return add(std::move(m));
   }
@@ -117,69 +114,68 @@ class Compiler {
     const int m = expanding_map(in, cut_type, Retile{split, group, piece}, static_cast<int>(volume(split)), "cut to " + shape_string(piece));
     const int sh = shuffle(m, iota(rank));
     const Shape out_chunk = n.type.chunk_shape;
-    return local_agg(sh, iota(rank), AggKernel{AggKernel::Assemble{piece, out_chunk}, {}}, n.type, "assemble " + shape_string(out_chunk));
+    return local_agg(sh, iota(rank), AggKernel{AggKernel::Assemble{piece, out_chunk}, {}}, false, n.type, "assemble " + shape_string(out_chunk));
   }
 
   int join(const TraNode& n) {
     const int b = add(make_bcast(input_of(n, 0)));
+    const auto& kernel = n.einsum;
+    JoinParams p;
+    p.keys_left = n.keys_left;
+    p.keys_right = n.keys_right;
+    p.kernel = JoinKernel{EinSumCall{kernel, n.statement}, false, {}};
+    p.call_flops = kernel->flops();
+    p.gemm = kernel->uses_gemm();
     IaNode j;
-    j.kind = IaNode::Kind::LocalJoin;
+    j.params = std::move(p);
     j.inputs = {b, input_of(n, 1)};
     j.out_type = n.type;
-    j.keys_left = n.keys_left;
-    j.keys_right = n.keys_right;
-    const auto& kernel = n.einsum;
-    j.join = JoinKernel{EinSumCall{kernel, n.statement}, false, {}};
-    j.call_flops = kernel->flops();
-    j.gemm = kernel->uses_gemm();
     j.detail = kernel->name() + " " + n.statement;
     return add(std::move(j));
   }
 
   int transform(const TraNode& n) {
-    IaNode m;
-    m.kind = IaNode::Kind::LocalMap;
-    m.inputs = {input_of(n)};
-    m.out_type = n.type;
+    MapParams p;
     switch (n.array_kernel) {
       case TraNode::ArrayKernel::EinSum:
-        m.array_map = ArrayFn::of(EinSumCall{n.einsum, n.statement});
-        m.call_flops = n.einsum->flops();
+        p.array_map = ArrayFn::of(EinSumCall{n.einsum, n.statement});
+        p.call_flops = n.einsum->flops();
         break;
       case TraNode::ArrayKernel::Diag:
-        m.array_map = ArrayFn::of(ArrayFn::Diagonal{});
+        p.array_map = ArrayFn::of(ArrayFn::Diagonal{});
         break;
       case TraNode::ArrayKernel::Scalar:
-        m.array_map = ArrayFn::of(ArrayFn::Elements{n.scalar});
-        m.call_flops = static_cast<double>(n.scalar.flops_per_eval() * n.type.floats_per_tuple());
+        p.array_map = ArrayFn::of(ArrayFn::Elements{n.scalar});
+        p.call_flops = static_cast<double>(n.scalar.flops_per_eval() * n.type.floats_per_tuple());
         break;
     }
-    m.detail = "idOp, " + m.array_map.text();
+    IaNode m;
+    m.detail = "idOp, " + p.array_map.text();
+    m.params = std::move(p);
+    m.inputs = {input_of(n)};
+    m.out_type = n.type;
     return add(std::move(m));
   }
 
   int aggregate(const TraNode& n) {
     const int sh = shuffle(input_of(n), n.group_by);
-    const int a = local_agg(sh, n.group_by, AggKernel{AggKernel::Fold{n.agg}, {}}, n.type, dims_text(n.group_by) + ", " + einsum::agg_name(n.agg));
-    plan_.node(a).agg_decomposable = true;
-    return a;
+    return local_agg(sh, n.group_by, AggKernel{AggKernel::Fold{n.agg}, {}}, true, n.type, dims_text(n.group_by) + ", " + einsum::agg_name(n.agg));
   }
 
   int filter(const TraNode& n) {
     IaNode f;
-    f.kind = IaNode::Kind::LocalFilter;
+    f.params = FilterParams{KeyPredicate::of(n.key_fn)};
     f.inputs = {input_of(n)};
-    f.predicate = KeyPredicate::of(n.key_fn);
-    f.detail = f.predicate.text();
+    f.detail = f.filter().predicate.text();
     return add(std::move(f));
   }
 
   int rekey(const TraNode& n) {
     IaNode m;
-    m.kind = IaNode::Kind::LocalMap;
+    m.params = MapParams{};
+    m.map().key_map = KeyFn::of(n.key_fn);
     m.inputs = {input_of(n)};
     m.out_type = n.type;
-    m.key_map = KeyFn::of(n.key_fn);
     m.detail = n.key_fn->text() + ", idOp";
     return add(std::move(m));
   }
@@ -193,7 +189,7 @@ class Compiler {
   int concat(const TraNode& n) {
     const std::vector<int> rest = logical::complement(type_of(n).key_arity(), {n.key_dim});
     const int sh = shuffle(input_of(n), rest);
-    return local_agg(sh, rest, AggKernel{AggKernel::Concat{n.key_dim, n.dim}, {}}, n.type,
+    return local_agg(sh, rest, AggKernel{AggKernel::Concat{n.key_dim, n.dim}, {}}, false, n.type,
                      "arrayConcatOp(" + std::to_string(n.key_dim) + "," + std::to_string(n.dim) + ")");
   }
 

@@ -28,14 +28,14 @@ namespace {
 // them (folds_in_gemm): only a composed map is left to run.
 double node_seconds(const IaNode& n, const Rates& r, bool gemm_folds) {
   constexpr double kBytes = sizeof(Scalar);
-  switch (n.kind) {
+  switch (n.kind()) {
     case IaNode::Kind::Scan:
-      if (n.source && std::holds_alternative<model::Hdf5Source>(n.source->source))
+      if (n.scan().source && std::holds_alternative<model::Hdf5Source>(n.scan().source->source))
         return static_cast<double>(n.site_floats_in) * kBytes / r.hdf5_read_bytes;
       return static_cast<double>(n.site_floats_in) / r.generate_floats;
     case IaNode::Kind::Bcast: return r.latency + static_cast<double>(n.site_floats_in) * kBytes / r.bcast_bytes;
     case IaNode::Kind::Shuffle: return r.latency + static_cast<double>(n.site_floats_in) * kBytes / r.shuffle_bytes;
-    case IaNode::Kind::LocalJoin: return n.site_flops / (n.gemm ? r.gemm_flops : r.loop_flops);
+    case IaNode::Kind::LocalJoin: return n.site_flops / (n.join().gemm ? r.gemm_flops : r.loop_flops);
     case IaNode::Kind::LocalAgg: return (gemm_folds ? n.site_flops - n.site_fold_flops : n.site_flops) / r.loop_flops;
     case IaNode::Kind::LocalMap: return n.site_flops / r.loop_flops;
     case IaNode::Kind::LocalFilter: return 0;

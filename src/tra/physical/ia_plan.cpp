@@ -6,7 +6,7 @@
 namespace tra::physical {
 
 std::string IaNode::name() const {
-  switch (kind) {
+  switch (kind()) {
     case Kind::Scan: return "Scan";
     case Kind::Bcast: return "Bcast";
     case Kind::Shuffle: return "Shuf";
@@ -18,26 +18,37 @@ std::string IaNode::name() const {
   return "?";
 }
 
-bool IaNode::same_operator(const IaNode& o) const {
-  if (kind != o.kind || inputs != o.inputs || tra_node != o.tra_node || !(out_type == o.out_type)) return false;
-  switch (kind) {
-    case Kind::Scan:
-      return source.has_value() == o.source.has_value() && (!source || source->same_data(*o.source)) && placement.same_as(o.placement) &&
-             site_grid == o.site_grid;
-    case Kind::Bcast: return true;
-    case Kind::Shuffle: return placement.same_as(o.placement) && site_grid == o.site_grid;
-    case Kind::LocalJoin:
-      return keys_left == o.keys_left && keys_right == o.keys_right && join == o.join && out_key == o.out_key && call_flops == o.call_flops &&
-             gemm == o.gemm && has_base == o.has_base && base_keys_left == o.base_keys_left && base_keys_right == o.base_keys_right &&
-             base_out_key == o.base_out_key;
-    case Kind::LocalAgg:
-      return group_by == o.group_by && agg == o.agg && agg_decomposable == o.agg_decomposable && call_flops == o.call_flops;
-    case Kind::LocalFilter: return predicate == o.predicate;
-    case Kind::LocalMap:
-      return key_map == o.key_map && array_map == o.array_map && expand == o.expand && arity == o.arity && replica == o.replica &&
-             call_flops == o.call_flops;
+double IaNode::call_flops() const {
+  switch (kind()) {
+    case Kind::LocalJoin: return join().call_flops;
+    case Kind::LocalAgg: return agg().call_flops;
+    case Kind::LocalMap: return map().call_flops;
+    default: return 0;
   }
-  return false;
+}
+
+bool operator==(const ScanParams& a, const ScanParams& b) {
+  return a.source.has_value() == b.source.has_value() && (!a.source || a.source->same_data(*b.source)) && a.placement.same_as(b.placement) &&
+         a.site_grid == b.site_grid;
+}
+bool operator==(const BcastParams&, const BcastParams&) { return true; }
+bool operator==(const ShuffleParams& a, const ShuffleParams& b) { return a.placement.same_as(b.placement) && a.site_grid == b.site_grid; }
+bool operator==(const JoinParams& a, const JoinParams& b) {
+  return a.keys_left == b.keys_left && a.keys_right == b.keys_right && a.kernel == b.kernel && a.call_flops == b.call_flops && a.gemm == b.gemm &&
+         a.out_key == b.out_key && a.has_base == b.has_base && a.base_keys_left == b.base_keys_left && a.base_keys_right == b.base_keys_right &&
+         a.base_out_key == b.base_out_key;
+}
+bool operator==(const AggParams& a, const AggParams& b) {
+  return a.group_by == b.group_by && a.kernel == b.kernel && a.call_flops == b.call_flops && a.decomposable == b.decomposable;
+}
+bool operator==(const FilterParams& a, const FilterParams& b) { return a.predicate == b.predicate; }
+bool operator==(const MapParams& a, const MapParams& b) {
+  return a.key_map == b.key_map && a.array_map == b.array_map && a.call_flops == b.call_flops && a.expand == b.expand && a.arity == b.arity &&
+         a.replica == b.replica;
+}
+
+bool IaNode::same_operator(const IaNode& o) const {
+  return inputs == o.inputs && tra_node == o.tra_node && out_type == o.out_type && params == o.params;
 }
 
 namespace {
@@ -65,29 +76,33 @@ std::string source_text(const model::TensorDecl& t) {
 
 std::string key_text(const KeyFn& f) { return f.identity() ? "idOp" : f.text(); }
 
+// Per kind, its parameters in words.
+std::string params_text(const ScanParams& x) {
+  return " " + (x.source ? x.source->name + " " + source_text(*x.source) : std::string("?")) + " on " + x.placement.str() + " grid " + shape_string(x.site_grid);
+}
+std::string params_text(const BcastParams&) { return ""; }
+std::string params_text(const ShuffleParams& x) { return " " + x.placement.str() + " grid " + shape_string(x.site_grid); }
+std::string params_text(const JoinParams& x) {
+  std::string s = " keys " + list(x.keys_left) + "=" + list(x.keys_right) + " kernel " + (x.kernel.call.kernel ? x.kernel.call.text() : "?") +
+                  (x.kernel.zip ? " zipped" : "") + (x.kernel.then.identity() ? "" : " then " + x.kernel.then.text()) + " out " + key_text(x.out_key) +
+                  (x.gemm ? " gemm" : "");
+  if (x.has_base) s += " base " + list(x.base_keys_left) + "=" + list(x.base_keys_right) + " out " + key_text(x.base_out_key);
+  return s;
+}
+std::string params_text(const AggParams& x) { return " by " + list(x.group_by) + " " + x.kernel.text() + (x.decomposable ? " decomposable" : ""); }
+std::string params_text(const FilterParams& x) { return " " + x.predicate.text(); }
+std::string params_text(const MapParams& x) {
+  if (x.expand) return " " + expansion_text(*x.expand) + " x" + std::to_string(x.arity) + (x.replica ? " replica" : "");
+  return " " + key_text(x.key_map) + ", " + (x.array_map.identity() ? "idOp" : x.array_map.text());
+}
+
 }  // namespace
 
 std::string IaNode::parameters() const {
   std::ostringstream os;
   os << name() << " " << list(inputs) << " t" << tra_node << " " << out_type.str();
-  switch (kind) {
-    case Kind::Scan:
-      os << " " << (source ? source->name + " " + source_text(*source) : "?") << " on " << placement.str() << " grid " << shape_string(site_grid);
-      break;
-    case Kind::Bcast: break;
-    case Kind::Shuffle: os << " " << placement.str() << " grid " << shape_string(site_grid); break;
-    case Kind::LocalJoin:
-      os << " keys " << list(keys_left) << "=" << list(keys_right) << " kernel " << (join ? join->call.text() : "?") << (join && join->zip ? " zipped" : "")
-         << (join && !join->then.identity() ? " then " + join->then.text() : "") << " out " << key_text(out_key);
-      if (has_base) os << " base " << list(base_keys_left) << "=" << list(base_keys_right) << " out " << key_text(base_out_key);
-      break;
-    case Kind::LocalAgg: os << " by " << list(group_by) << " " << agg.text() << (agg_decomposable ? " decomposable" : ""); break;
-    case Kind::LocalFilter: os << " " << predicate.text(); break;
-    case Kind::LocalMap:
-      if (expand) os << " " << expansion_text(*expand) << " x" << arity << (replica ? " replica" : "");
-      else os << " " << key_text(key_map) << ", " << (array_map.identity() ? "idOp" : array_map.text());
-      break;
-  }
+  if (call_flops() != 0) os << " " << call_flops() << " flops/call";
+  os << std::visit([](const auto& x) { return params_text(x); }, params);
   return os.str();
 }
 
@@ -125,9 +140,9 @@ std::vector<int> streamed_into(const IaPlan& plan, const std::vector<int>& live)
   for (int r : plan.roots) ++consumers[static_cast<size_t>(r)];  // a wanted result is kept whole
   for (int a : live) {
     const IaNode& agg = plan.node(a);
-    if (agg.kind != IaNode::Kind::LocalAgg || agg.agg.fold() == einsum::AggOp::None) continue;
+    if (agg.kind() != IaNode::Kind::LocalAgg || agg.agg().kernel.fold() == einsum::AggOp::None) continue;
     const int j = agg.inputs.at(0);
-    if (plan.node(j).kind == IaNode::Kind::LocalJoin && consumers[static_cast<size_t>(j)] == 1) out[static_cast<size_t>(j)] = a;
+    if (plan.node(j).kind() == IaNode::Kind::LocalJoin && consumers[static_cast<size_t>(j)] == 1) out[static_cast<size_t>(j)] = a;
   }
   return out;
 }
@@ -139,7 +154,7 @@ std::vector<int> streamed_into(const IaPlan& plan) {
 }
 
 bool folds_in_gemm(const IaPlan& plan, int j, int agg) {
-  return agg >= 0 && plan.node(agg).agg.fold() == einsum::AggOp::Sum && plan.node(j).join->adds_into();
+  return agg >= 0 && plan.node(agg).agg().kernel.fold() == einsum::AggOp::Sum && plan.node(j).join().kernel.adds_into();
 }
 
 std::string IaPlan::str() const {
@@ -158,7 +173,7 @@ std::string IaPlan::str() const {
       os << ")";
     }
     std::string where = n.dist.everywhere ? "All" : n.scattered ? "Scattered" : "one site each";
-    if (n.kind == IaNode::Kind::Scan || n.kind == IaNode::Kind::Shuffle) where = n.placement.str();
+    if (n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::Shuffle) where = n.placement().str();
     os << "   " << n.type.str() << ", " << n.dist.tuples() << " tuples, " << where;
     if (n.moves()) os << ", moves " << n.predicted_floats << " floats (paper cost " << std::setprecision(6) << n.paper_cost << ")";
     os << "\n";

@@ -4,10 +4,12 @@
 // computes on its own tuples (local join, aggregation, filter, map).
 //
 // A node holds two kinds of fields. Its parameters say what the operator does
-// and are what the optimizer's rules rewrite; they are plain data (key and
-// chunk functions as steps, key_fn.hpp and chunk_fn.hpp), so that a plan can
-// be printed exactly, compared (==) and kept, and only the executor binds
-// them to the code that runs them. Its derived fields (type,
+// and are what the optimizer's rules rewrite: one type per kind of operator
+// (ScanParams ... MapParams, a std::variant; the kind is which one it holds),
+// all plain data (key and chunk functions as steps, key_fn.hpp and
+// chunk_fn.hpp), so that a plan can be printed exactly, compared (==) and
+// kept, and only the executor binds them to the code that runs them. Its
+// derived fields, shared by every kind (type,
 // distribution, costs) are inferred bottom-up from the parameters by
 // physical::infer (infer.hpp), so that any rewritten plan can be costed again:
 // placement is deterministic, which makes the distribution of every relation,
@@ -15,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "tra/core/placement.hpp"
@@ -63,50 +66,106 @@ struct Distribution {
   bool operator==(const Distribution& o) const { return everywhere == o.everywhere && at == o.at; }
 };
 
-struct IaNode {
-  enum class Kind { Scan, Bcast, Shuffle, LocalJoin, LocalAgg, LocalFilter, LocalMap };
-  Kind kind = Kind::Scan;
-  std::vector<int> inputs;
-  int tra_node = -1;  // the TRA node it implements (-1: added by a rule)
-
-  // ---- parameters
-  std::optional<model::TensorDecl> source;  // Scan: the deck's declaration (a copy: plans outlive decks)
-  Placement placement;                     // Scan: where it is read (Part<dims> or All); Shuffle: Part<dims>
-  // Scan, Shuffle under Part<dims>: the extents that number the sites,
-  // site = linear(key[dims], site_grid[dims]) mod s. Fixed when the node is
-  // made (or first inferred), so that both sides of a join agree on it even
-  // after a filter shrank one side's frontier.
+// The parameters of each kind of IA operator, its own plain-data type.
+struct ScanParams {
+  std::optional<model::TensorDecl> source;  // the deck's declaration (a copy: plans outlive decks)
+  Placement placement;       // where it is read: Part<dims> or All
+  // Under Part<dims>: the extents that number the sites (the default grid is
+  // chosen for them). Fixed when the node is made (or first inferred), so
+  // that both sides of a join agree on it even after a filter shrank one
+  // side's frontier.
   Shape site_grid;
-  std::vector<int> keys_left, keys_right;  // LocalJoin
-  // LocalJoin: projOp. Its kernel may add its product in place (a GEMM with
-  // beta = 1, join.adds_into()): a sum aggregation the join streams into
+};
+
+struct BcastParams {};
+
+struct ShuffleParams {
+  Placement placement;  // Part<dims>
+  Shape site_grid;      // as ScanParams::site_grid
+};
+
+struct JoinParams {
+  std::vector<int> keys_left, keys_right;
+  // projOp. Its kernel may add its product in place (a GEMM with beta = 1,
+  // kernel.adds_into()): a sum aggregation the join streams into
   // (streamed_into) then accumulates its groups inside the GEMM. Its ⊗ may
-  // run on aligned chunks of any shape when elementwise (join.zippable()):
+  // run on aligned chunks of any shape when elementwise (kernel.zippable()):
   // R1-7's distributive form runs it on the chunks a selecting map leaves.
-  std::optional<JoinKernel> join;
-  double call_flops = 0;                   // LocalJoin, LocalMap: flops per kernel call; LocalAgg: per group
-  bool gemm = false;                       // LocalJoin: the kernel is a GEMM (for the time estimate)
-  KeyFn out_key;                           // LocalJoin: applied to the natural-join key (R1-7, strategies)
-  std::vector<int> group_by;               // LocalAgg
-  // LocalAgg: aggOp, a reduction of the group and then the maps R1-4
-  // composed into it. One that folds members element-wise (agg.fold() not
-  // None) can fold them one at a time as they are made.
-  AggKernel agg;
-  bool agg_decomposable = false;           // LocalAgg: ⊕ may run in two phases (R2-5)
-  // LocalJoin: the join as first compiled, before a join strategy extended
-  // its keys; kept once a strategy was applied (has_base), since an outer
-  // product's join keys are empty.
+  JoinKernel kernel;
+  double call_flops = 0;  // per kernel call
+  bool gemm = false;      // the kernel is a GEMM (for the time estimate)
+  KeyFn out_key;          // applied to the natural-join key (R1-7, strategies)
+  // The join as first compiled, before a join strategy extended its keys;
+  // kept once a strategy was applied (has_base), since an outer product's
+  // join keys are empty.
   bool has_base = false;
   std::vector<int> base_keys_left, base_keys_right;
   KeyFn base_out_key;
-  bool replica = false;                    // LocalMap: a join strategy's replication (stripped by the next one)
-  KeyPredicate predicate;                  // LocalFilter
-  // LocalMap, one tuple to one: λ(keyMapFunc, arrayMapFunc); composable (R1-2, R1-4, R1-7).
+};
+
+struct AggParams {
+  std::vector<int> group_by;
+  // aggOp: a reduction of the group and then the maps R1-4 composed into it.
+  // One that folds members element-wise (kernel.fold() not None) can fold
+  // them one at a time as they are made.
+  AggKernel kernel;
+  double call_flops = 0;      // per group
+  bool decomposable = false;  // ⊕ may run in two phases (R2-5)
+};
+
+struct FilterParams {
+  KeyPredicate predicate;
+};
+
+struct MapParams {
+  // One tuple to one: λ(keyMapFunc, arrayMapFunc); composable (R1-2, R1-4, R1-7).
   KeyFn key_map;
   ArrayFn array_map;
-  // LocalMap, one tuple to `arity` tuples (Tile, re-chunking, replication): not composable.
+  double call_flops = 0;  // per tuple
+  // One tuple to `arity` tuples (Tile, re-chunking, replication): not composable.
   std::optional<Expansion> expand;
   int arity = 1;
+  bool replica = false;  // a join strategy's replication (stripped by the next one)
+};
+
+// The same parameters (plans compare node by node with these).
+bool operator==(const ScanParams& a, const ScanParams& b);
+bool operator==(const BcastParams& a, const BcastParams& b);
+bool operator==(const ShuffleParams& a, const ShuffleParams& b);
+bool operator==(const JoinParams& a, const JoinParams& b);
+bool operator==(const AggParams& a, const AggParams& b);
+bool operator==(const FilterParams& a, const FilterParams& b);
+bool operator==(const MapParams& a, const MapParams& b);
+
+// In the order of IaNode::Kind.
+using IaParams = std::variant<ScanParams, BcastParams, ShuffleParams, JoinParams, AggParams, FilterParams, MapParams>;
+
+struct IaNode {
+  enum class Kind { Scan, Bcast, Shuffle, LocalJoin, LocalAgg, LocalFilter, LocalMap };
+  IaParams params;  // what the operator does: one type per kind
+  std::vector<int> inputs;
+  int tra_node = -1;  // the TRA node it implements (-1: added by a rule)
+
+  Kind kind() const { return static_cast<Kind>(params.index()); }
+  ScanParams& scan() { return std::get<ScanParams>(params); }
+  const ScanParams& scan() const { return std::get<ScanParams>(params); }
+  ShuffleParams& shuffle() { return std::get<ShuffleParams>(params); }
+  const ShuffleParams& shuffle() const { return std::get<ShuffleParams>(params); }
+  JoinParams& join() { return std::get<JoinParams>(params); }
+  const JoinParams& join() const { return std::get<JoinParams>(params); }
+  AggParams& agg() { return std::get<AggParams>(params); }
+  const AggParams& agg() const { return std::get<AggParams>(params); }
+  FilterParams& filter() { return std::get<FilterParams>(params); }
+  const FilterParams& filter() const { return std::get<FilterParams>(params); }
+  MapParams& map() { return std::get<MapParams>(params); }
+  const MapParams& map() const { return std::get<MapParams>(params); }
+  // Scan and Shuffle: where the tuples go, and the extents numbering the sites.
+  Placement& placement() { return kind() == Kind::Scan ? scan().placement : shuffle().placement; }
+  const Placement& placement() const { return kind() == Kind::Scan ? scan().placement : shuffle().placement; }
+  Shape& site_grid() { return kind() == Kind::Scan ? scan().site_grid : shuffle().site_grid; }
+  const Shape& site_grid() const { return kind() == Kind::Scan ? scan().site_grid : shuffle().site_grid; }
+  double call_flops() const;  // Join, Agg, Map: kernel work per call (per group for Agg); 0 otherwise
+
   RelType out_type;     // LocalJoin, LocalAgg, LocalMap: chunk shape and key arity of the output
   std::string detail;   // operator parameters in words
 
@@ -128,8 +187,9 @@ struct IaNode {
   bool same_operator(const IaNode& o) const;
   std::string parameters() const;  // every parameter, on one line
 
-  bool moves() const { return kind == Kind::Bcast || kind == Kind::Shuffle; }
-  bool is_map1() const { return kind == Kind::LocalMap && !expand; }  // one tuple to one
+  bool moves() const { return kind() == Kind::Bcast || kind() == Kind::Shuffle; }
+  bool is_map1() const { return kind() == Kind::LocalMap && !map().expand; }  // one tuple to one
+  bool is_replica() const { return kind() == Kind::LocalMap && map().replica; }  // a join strategy's replication
   std::string name() const;
 };
 

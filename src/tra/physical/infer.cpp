@@ -48,6 +48,9 @@ std::vector<const Key*> distinct_keys(const Distribution& d) {
   return keys;
 }
 
+// Scans and Shuffles place their tuples; inference completes their placement.
+bool places(const IaNode& n) { return n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::Shuffle; }
+
 class Inference {
  public:
   // Over the nodes in `order` (inputs first), which messages name by their
@@ -94,7 +97,7 @@ class Inference {
     n.flops = n.site_flops = n.site_fold_flops = 0;
     n.site_floats_in = 0;
     n.dist = {};
-    switch (n.kind) {
+    switch (n.kind()) {
       case IaNode::Kind::Scan: scan(n); break;
       case IaNode::Kind::Bcast: bcast(n); break;
       case IaNode::Kind::Shuffle: shuffle(n); break;
@@ -103,25 +106,25 @@ class Inference {
       case IaNode::Kind::LocalFilter: filter(n); break;
       case IaNode::Kind::LocalMap: map(n); break;
     }
-    const int arity = n.kind == IaNode::Kind::Scan || n.kind == IaNode::Kind::LocalJoin || n.kind == IaNode::Kind::LocalAgg ||
-                              n.kind == IaNode::Kind::LocalMap
+    const int arity = n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::LocalJoin || n.kind() == IaNode::Kind::LocalAgg ||
+                              n.kind() == IaNode::Kind::LocalMap
                           ? n.out_type.key_arity()
                           : in(n).type.key_arity();
-    const Shape chunk = n.kind == IaNode::Kind::Bcast || n.kind == IaNode::Kind::Shuffle || n.kind == IaNode::Kind::LocalFilter
+    const Shape chunk = n.kind() == IaNode::Kind::Bcast || n.kind() == IaNode::Kind::Shuffle || n.kind() == IaNode::Kind::LocalFilter
                             ? in(n).type.chunk_shape
                             : n.out_type.chunk_shape;
     n.type = RelType{bounding_frontier(n.dist, arity), chunk};
     // A filter or a shuffle of a relation whose keys are each on one site
     // leaves them so.
-    const bool keeps_keys_apart = (n.kind == IaNode::Kind::LocalFilter || n.kind == IaNode::Kind::Shuffle) && !in(n).scattered;
+    const bool keeps_keys_apart = (n.kind() == IaNode::Kind::LocalFilter || n.kind() == IaNode::Kind::Shuffle) && !in(n).scattered;
     if (!n.dist.everywhere && !keeps_keys_apart) {
       const std::vector<const Key*> keys = sorted_keys(n.dist);
       n.scattered = std::adjacent_find(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a == *b; }) != keys.end();
     }
     for (int i : n.inputs) {
       const IaNode& x = p_.node(i);
-      if (!x.scattered || n.kind == IaNode::Kind::Shuffle || !n.invalid.empty()) continue;
-      if (n.kind != IaNode::Kind::LocalAgg)
+      if (!x.scattered || n.kind() == IaNode::Kind::Shuffle || !n.invalid.empty()) continue;
+      if (n.kind() != IaNode::Kind::LocalAgg)
         n.invalid = "reads partial aggregates (p" + std::to_string(name_[static_cast<size_t>(i)]) + ") that were never combined";
       else if (!combines(n, x))
         n.invalid = "aggregates partial aggregates (p" + std::to_string(name_[static_cast<size_t>(i)]) + ") with another ⊕ or after a map";
@@ -134,20 +137,20 @@ class Inference {
   // groups; composed into the second phase it does).
   bool combines(const IaNode& n, const IaNode& x) const {
     const IaNode* partial = &x;
-    while (partial->kind == IaNode::Kind::Shuffle) partial = &in(*partial);
-    return partial->kind == IaNode::Kind::LocalAgg && partial->agg_decomposable && n.agg.fold() != einsum::AggOp::None &&
-           n.agg.fold() == partial->agg.fold();
+    while (partial->kind() == IaNode::Kind::Shuffle) partial = &in(*partial);
+    return partial->kind() == IaNode::Kind::LocalAgg && partial->agg().decomposable && n.agg().kernel.fold() != einsum::AggOp::None &&
+           n.agg().kernel.fold() == partial->agg().kernel.fold();
   }
 
   const IaNode& in(const IaNode& n, size_t k = 0) const { return p_.node(n.inputs.at(k)); }
-  Index per(const IaNode& n) const { return volume(n.kind == IaNode::Kind::Scan ? n.out_type.chunk_shape : in(n).type.chunk_shape); }
+  Index per(const IaNode& n) const { return volume(n.kind() == IaNode::Kind::Scan ? n.out_type.chunk_shape : in(n).type.chunk_shape); }
 
   void scan(IaNode& n) {
     const Shape& f = n.out_type.frontier;
-    n.dist.everywhere = n.placement.is_all();
-    if (n.site_grid.empty()) n.site_grid = f;
+    n.dist.everywhere = n.placement().is_all();
+    if (n.site_grid().empty()) n.site_grid() = f;
     fix_grid(n);
-    for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : n.placement.site_of(k, n.site_grid, s_)); });
+    for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : n.placement().site_of(k, n.site_grid(), s_)); });
     n.site_floats_in = max_of(per_site(n.dist, s_)) * volume(n.out_type.chunk_shape);
   }
 
@@ -155,8 +158,8 @@ class Inference {
   // (like site_grid), so that every later inference and the executor place
   // keys alike.
   void fix_grid(IaNode& n) const {
-    if (n.placement.kind == Placement::Kind::Part && n.placement.grid.empty())
-      n.placement.grid = n.placement.grid_for(n.site_grid, s_);
+    if (n.placement().kind == Placement::Kind::Part && n.placement().grid.empty())
+      n.placement().grid = n.placement().grid_for(n.site_grid(), s_);
   }
 
   void bcast(IaNode& n) {
@@ -176,13 +179,13 @@ class Inference {
 
   void shuffle(IaNode& n) {
     const IaNode& x = in(n);
-    if (n.site_grid.empty()) n.site_grid = x.type.frontier;
+    if (n.site_grid().empty()) n.site_grid() = x.type.frontier;
     fix_grid(n);
-    const Placement& p = n.placement;
+    const Placement& p = n.placement();
     const Index f = per(n);
     std::vector<Index> sent(static_cast<size_t>(s_), 0), received(static_cast<size_t>(s_), 0);
     for (const auto& [k, site] : x.dist.at) {
-      const int to = p.site_of(k, n.site_grid, s_);
+      const int to = p.site_of(k, n.site_grid(), s_);
       n.dist.at.emplace_back(k, to);  // from everywhere: each site keeps its own, nothing moves
       if (!x.dist.everywhere && site != to) {
         n.predicted_floats += f;
@@ -197,19 +200,19 @@ class Inference {
   void join(IaNode& n) {
     const IaNode& l = in(n, 0);
     const IaNode& r = in(n, 1);
-    const std::vector<int> right_rest = logical::complement(r.type.key_arity(), n.keys_right);
+    const std::vector<int> right_rest = logical::complement(r.type.key_arity(), n.join().keys_right);
     auto out_key = [&](const Key& lk, const Key& rk) {
       Key k = lk;
       for (int p : right_rest) k.push_back(rk[static_cast<size_t>(p)]);
-      return n.out_key(k);
+      return n.join().out_key(k);
     };
     // Right keys by (site, join-key projection); everywhere tuples are on
     // site -1, which is slot 0.
     std::vector<std::unordered_map<Key, std::vector<const Key*>, KeyHash>> right(static_cast<size_t>(s_) + 1);
-    for (const auto& [k, site] : r.dist.at) right[static_cast<size_t>((r.dist.everywhere ? kEverySite : site) + 1)][project(k, n.keys_right)].push_back(&k);
+    for (const auto& [k, site] : r.dist.at) right[static_cast<size_t>((r.dist.everywhere ? kEverySite : site) + 1)][project(k, n.join().keys_right)].push_back(&k);
     n.dist.everywhere = l.dist.everywhere && r.dist.everywhere;
     for (const auto& [lk, lsite] : l.dist.at) {
-      const Key joined = project(lk, n.keys_left);
+      const Key joined = project(lk, n.join().keys_left);
       auto emit = [&](int rsite, int out_site) {
         const auto& at_site = right[static_cast<size_t>(rsite + 1)];
         auto m = at_site.find(joined);
@@ -228,10 +231,10 @@ class Inference {
       // Each key of either input is held once (or once everywhere), so no
       // pair met twice: they all met if as many met as match.
       std::unordered_map<Key, Index, KeyHash> right_count;
-      for (const auto& [k, site] : r.dist.at) ++right_count[project(k, n.keys_right)];
+      for (const auto& [k, site] : r.dist.at) ++right_count[project(k, n.join().keys_right)];
       Index matching = 0;
       for (const auto& [k, site] : l.dist.at) {
-        auto m = right_count.find(project(k, n.keys_left));
+        auto m = right_count.find(project(k, n.join().keys_left));
         if (m != right_count.end()) matching += m->second;
       }
       co_located = matching == n.dist.tuples();
@@ -239,8 +242,8 @@ class Inference {
       co_located = joined_exactly_once(n, l, r, out_key);
     }
     if (!co_located) n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
-    n.flops = n.call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s_ : 1);
-    n.site_flops = n.call_flops * static_cast<double>(max_of(per_site(n.dist, s_)));
+    n.flops = n.join().call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s_ : 1);
+    n.site_flops = n.join().call_flops * static_cast<double>(max_of(per_site(n.dist, s_)));
   }
 
   // The output keys are those of the matching pairs of distinct keys, each as
@@ -250,9 +253,9 @@ class Inference {
     std::vector<Key> expected;
     {
       std::unordered_map<Key, std::vector<const Key*>, KeyHash> rby;
-      for (const Key* k : distinct_keys(r.dist)) rby[project(*k, n.keys_right)].push_back(k);
+      for (const Key* k : distinct_keys(r.dist)) rby[project(*k, n.join().keys_right)].push_back(k);
       for (const Key* lk : distinct_keys(l.dist)) {
-        auto m = rby.find(project(*lk, n.keys_left));
+        auto m = rby.find(project(*lk, n.join().keys_left));
         if (m != rby.end())
           for (const Key* rk : m->second) expected.push_back(out_key(*lk, *rk));
       }
@@ -268,7 +271,7 @@ class Inference {
     // The groups on each site (by key, then site) and their sizes.
     std::vector<std::pair<Key, int>> member;
     member.reserve(x.dist.at.size());
-    for (const auto& [k, site] : x.dist.at) member.emplace_back(project(k, n.group_by), site);
+    for (const auto& [k, site] : x.dist.at) member.emplace_back(project(k, n.agg().group_by), site);
     std::sort(member.begin(), member.end());
     std::vector<std::pair<std::pair<Key, int>, Index>> members;
     for (auto& m : member)
@@ -285,9 +288,9 @@ class Inference {
     n.site_fold_flops = static_cast<double>(max_of(work));
     // A map composed into the aggregation (R1-4) runs once per group.
     for (const auto& [g, count] : members) {
-      if (g.second >= 0) work[static_cast<size_t>(g.second)] += static_cast<Index>(n.call_flops);
+      if (g.second >= 0) work[static_cast<size_t>(g.second)] += static_cast<Index>(n.agg().call_flops);
       else
-        for (auto& w : work) w += static_cast<Index>(n.call_flops);
+        for (auto& w : work) w += static_cast<Index>(n.agg().call_flops);
     }
     for (Index w : work) n.flops += static_cast<double>(w);
     n.site_flops = static_cast<double>(max_of(work));
@@ -297,20 +300,20 @@ class Inference {
     const IaNode& x = in(n);
     n.dist.everywhere = x.dist.everywhere;
     for (const auto& [k, site] : x.dist.at)
-      if (n.predicate.test(k)) n.dist.at.emplace_back(k, site);
+      if (n.filter().predicate.test(k)) n.dist.at.emplace_back(k, site);
   }
 
   void map(IaNode& n) {
     const IaNode& x = in(n);
     n.dist.everywhere = x.dist.everywhere;
     for (const auto& [k, site] : x.dist.at) {
-      if (n.expand)
-        for (Key& o : expand_keys(*n.expand, k)) n.dist.at.emplace_back(std::move(o), site);
-      else n.dist.at.emplace_back(n.key_map(k), site);
+      if (n.map().expand)
+        for (Key& o : expand_keys(*n.map().expand, k)) n.dist.at.emplace_back(std::move(o), site);
+      else n.dist.at.emplace_back(n.map().key_map(k), site);
     }
     const std::vector<Index> count = per_site(x.dist, s_);
-    n.flops = n.call_flops * static_cast<double>(x.dist.tuples()) * (x.dist.everywhere ? s_ : 1);
-    n.site_flops = n.call_flops * static_cast<double>(max_of(count));
+    n.flops = n.map().call_flops * static_cast<double>(x.dist.tuples()) * (x.dist.everywhere ? s_ : 1);
+    n.site_flops = n.map().call_flops * static_cast<double>(max_of(count));
   }
 
   IaPlan& p_;
@@ -354,8 +357,12 @@ void infer(IaPlan& plan) {
 std::vector<int> infer_stale(IaPlan& plan) { return Inference(plan, every_node(plan)).run(nullptr); }
 
 Inferred Inferred::of(const IaNode& n) {
-  return {n.stale,      n.type,  n.dist,       n.scattered,       n.invalid,        n.predicted_floats, n.paper_cost,
-          n.flops,      n.site_flops, n.site_fold_flops, n.site_floats_in, n.placement, n.site_grid};
+  Inferred x{n.stale, n.type, n.dist, n.scattered, n.invalid, n.predicted_floats, n.paper_cost, n.flops, n.site_flops, n.site_fold_flops, n.site_floats_in, {}, {}};
+  if (places(n)) {
+    x.placement = n.placement();
+    x.site_grid = n.site_grid();
+  }
+  return x;
 }
 
 void Inferred::restore(IaNode& n) {
@@ -370,8 +377,10 @@ void Inferred::restore(IaNode& n) {
   n.site_flops = site_flops;
   n.site_fold_flops = site_fold_flops;
   n.site_floats_in = site_floats_in;
-  n.placement = std::move(placement);
-  n.site_grid = std::move(site_grid);
+  if (places(n)) {
+    n.placement() = std::move(placement);
+    n.site_grid() = std::move(site_grid);
+  }
 }
 
 std::vector<int> infer_stale(IaPlan& plan, const std::vector<int>& order, std::vector<std::pair<int, Inferred>>* overwritten) {

@@ -41,8 +41,8 @@ struct Inferred {
   Index predicted_floats = 0;
   double paper_cost = 0, flops = 0, site_flops = 0, site_fold_flops = 0;
   Index site_floats_in = 0;
-  Placement placement;
-  Shape site_grid;
+  Placement placement;  // Scan, Shuffle
+  Shape site_grid;      // Scan, Shuffle
 
   static Inferred of(const IaNode& n);
   void restore(IaNode& n);  // moves the fields back into n

@@ -19,7 +19,7 @@ const char* const kFamilies[] = {"BMM", "CMM", "RMM", "2D", "mixed", "broadcast"
 
 int join_of(const IaPlan& p, int tra_node) {
   for (size_t i = 0; i < p.nodes.size(); ++i)
-    if (p.nodes[i].kind == IaNode::Kind::LocalJoin && p.nodes[i].tra_node == tra_node) return static_cast<int>(i);
+    if (p.nodes[i].kind() == IaNode::Kind::LocalJoin && p.nodes[i].tra_node == tra_node) return static_cast<int>(i);
   return -1;
 }
 
@@ -197,7 +197,7 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
   out.initial_cost = search.cost(out.initial);
   SearchState st{options, search, Held(out.initial, out.initial_cost), out, {}, {}, {}, {}};
   for (const auto& n : st.best.plan.nodes)
-    if (n.kind == IaNode::Kind::LocalJoin && std::find(st.joins.begin(), st.joins.end(), n.tra_node) == st.joins.end())
+    if (n.kind() == IaNode::Kind::LocalJoin && std::find(st.joins.begin(), st.joins.end(), n.tra_node) == st.joins.end())
       st.joins.push_back(n.tra_node);
   for (const Phase& phase : kPhases) {
     PhaseReport r;

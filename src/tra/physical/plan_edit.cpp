@@ -140,19 +140,17 @@ std::vector<int> normalize(IaPlan& p) { return reorder(p, topological_order(p));
 
 IaNode make_bcast(int in) {
   IaNode b;
-  b.kind = IaNode::Kind::Bcast;
+  b.params = BcastParams{};
   b.inputs = {in};
   return b;
 }
 
 IaNode make_shuffle(int in, std::vector<int> dims, Shape site_grid) {
   IaNode s;
-  s.site_grid = std::move(site_grid);
-  s.kind = IaNode::Kind::Shuffle;
+  s.params = ShuffleParams{Placement{Placement::Kind::Part, std::move(dims), {}, {}, {}}, std::move(site_grid)};
   s.inputs = {in};
-  s.placement = Placement{Placement::Kind::Part, std::move(dims), {}, {}, {}};
   std::string d;
-  for (int x : s.placement.dims) d += (d.empty() ? "" : ",") + std::to_string(x);
+  for (int x : s.placement().dims) d += (d.empty() ? "" : ",") + std::to_string(x);
   s.detail = "<" + d + ">";
   return s;
 }

@@ -99,11 +99,9 @@ model::TensorDecl tensor(const Shape& frontier, const Shape& chunk, std::uint64_
 
 int scan(IaPlan& p, const Shape& frontier, const Shape& chunk, Placement where, std::uint64_t seed) {
   IaNode n;
-  n.kind = Kind::Scan;
-  n.source = tensor(frontier, chunk, seed);
+  n.params = physical::ScanParams{tensor(frontier, chunk, seed), std::move(where), {}};
   n.out_type = RelType{frontier, chunk};
-  n.placement = std::move(where);
-  n.detail = n.source->name + ", " + n.placement.str();
+  n.detail = n.scan().source->name + ", " + n.placement().str();
   return physical::add_node(p, std::move(n));
 }
 
@@ -127,10 +125,10 @@ int shuffle(IaPlan& p, int in, std::vector<int> dims) { return physical::add_nod
 
 int filter(IaPlan& p, int in, KeyPredicate pred) {
   IaNode n;
-  n.kind = Kind::LocalFilter;
+  n.params = physical::FilterParams{};
   n.inputs = {in};
   n.detail = pred.text();
-  n.predicate = std::move(pred);
+  n.filter().predicate = std::move(pred);
   return physical::add_node(p, std::move(n));
 }
 
@@ -251,11 +249,11 @@ Shape permuted(const Shape& s, const KeyFn& f) { return f.identity() ? s : f(s);
 // A one-to-one LocalMap; out_type follows from the input's (nominal) type.
 int map1(IaPlan& p, int in, const RelType& in_type, const KeyFn& key, const ArrayOp& op) {
   IaNode n;
-  n.kind = Kind::LocalMap;
+  n.params = physical::MapParams{};
   n.inputs = {in};
-  n.key_map = key;
-  n.array_map = op.fn;
-  n.call_flops = op.flops;
+  n.map().key_map = key;
+  n.map().array_map = op.fn;
+  n.map().call_flops = op.flops;
   n.out_type = RelType{permuted(in_type.frontier, key), op.out};
   n.detail = (key.identity() ? "idOp" : key.text()) + ", " + (op.fn.identity() ? "idOp" : op.fn.text());
   return physical::add_node(p, std::move(n));
@@ -264,12 +262,12 @@ int map1(IaPlan& p, int in, const RelType& in_type, const KeyFn& key, const Arra
 // A LocalMap from one tuple to two (key <k..., 0> and <k..., 1>, same chunk): not composable.
 int duplicate(IaPlan& p, int in, const RelType& in_type) {
   IaNode n;
-  n.kind = Kind::LocalMap;
+  n.params = physical::MapParams{};
   n.inputs = {in};
   n.out_type = in_type;
   n.out_type.frontier.push_back(2);
-  n.expand = physical::Replicate{{2}};
-  n.arity = 2;
+  n.map().expand = physical::Replicate{{2}};
+  n.map().arity = 2;
   n.detail = "duplicate x2";
   return physical::add_node(p, std::move(n));
 }
@@ -310,17 +308,17 @@ JoinOp matmul_op(const Shape& left, const Shape& right) {
 
 int join(IaPlan& p, int l, int r, const RelType& lt, const RelType& rt, std::vector<int> kl, std::vector<int> kr, const JoinOp& op) {
   IaNode n;
-  n.kind = Kind::LocalJoin;
+  n.params = physical::JoinParams{};
   n.inputs = {l, r};
   Shape f = lt.frontier;
   for (int d : logical::complement(rt.key_arity(), kr)) f.push_back(rt.frontier[static_cast<size_t>(d)]);
   n.out_type = RelType{f, op.out};
-  n.keys_left = std::move(kl);
-  n.keys_right = std::move(kr);
-  n.join = op.fn;
-  n.call_flops = op.flops;
-  n.gemm = op.fn.call.kernel->uses_gemm();
-  n.detail = op.fn.call.text() + " on " + dims_text(n.keys_left) + "=" + dims_text(n.keys_right);
+  n.join().keys_left = std::move(kl);
+  n.join().keys_right = std::move(kr);
+  n.join().kernel = op.fn;
+  n.join().call_flops = op.flops;
+  n.join().gemm = op.fn.call.kernel->uses_gemm();
+  n.detail = op.fn.call.text() + " on " + dims_text(n.join().keys_left) + "=" + dims_text(n.join().keys_right);
   return physical::add_node(p, std::move(n));
 }
 
@@ -334,13 +332,13 @@ einsum::AggOp random_agg_op(Rng& rng) {
 
 int aggregate(IaPlan& p, int in, const RelType& in_type, std::vector<int> group_by, einsum::AggOp op) {
   IaNode n;
-  n.kind = Kind::LocalAgg;
+  n.params = physical::AggParams{};
   n.inputs = {in};
   n.out_type = RelType{project(in_type.frontier, group_by), in_type.chunk_shape};
-  n.group_by = std::move(group_by);
-  n.agg = physical::AggKernel{physical::AggKernel::Fold{op}, {}};  // a join feeding it runs streamed (exec/join_aggregate), as compiled aggregations do
-  n.agg_decomposable = true;
-  n.detail = dims_text(n.group_by) + ", " + einsum::agg_name(op);
+  n.agg().group_by = std::move(group_by);
+  n.agg().kernel = physical::AggKernel{physical::AggKernel::Fold{op}, {}};  // a join feeding it runs streamed (exec/join_aggregate), as compiled aggregations do
+  n.agg().decomposable = true;
+  n.detail = dims_text(n.agg().group_by) + ", " + einsum::agg_name(op);
   return physical::add_node(p, std::move(n));
 }
 
@@ -471,7 +469,7 @@ void expect_not_applicable(const std::string& name, const Case& c, int variant =
   EXPECT_EQ(copy.str(), c.plan.str());
   ASSERT_EQ(copy.nodes.size(), c.plan.nodes.size());
   for (size_t i = 0; i < copy.nodes.size(); ++i) {
-    EXPECT_EQ(copy.nodes[i].kind, c.plan.nodes[i].kind);
+    EXPECT_EQ(copy.nodes[i].kind(), c.plan.nodes[i].kind());
     EXPECT_EQ(copy.nodes[i].inputs, c.plan.nodes[i].inputs);
   }
   EXPECT_EQ(copy.roots, c.plan.roots);
@@ -899,7 +897,7 @@ Case aggregation_over_shuffle(Rng& rng, bool grouped, bool decomposable = true) 
     const int sh = shuffle(p, s, d);
     const einsum::AggOp op = random_agg_op(rng);
     const int a = aggregate(p, sh, p.node(s).out_type, g, op);
-    p.node(a).agg_decomposable = decomposable;
+    p.node(a).agg().decomposable = decomposable;
     IaPlan q = with_roots(std::move(p), {a});
     if (physical::invalid_reason(q) != "") continue;
     Index members = 1;
@@ -918,7 +916,7 @@ TEST(IaRules, R2_4_AggregateInPlace) {
       Case c = aggregation_over_shuffle(rng, false);
       c.what = "an aggregation whose groups are split across sites";
       const IaNode& sh = c.plan.node(c.plan.node(c.at).inputs[0]);
-      ASSERT_FALSE(physical::grouped_on_one_site(c.plan.node(sh.inputs[0]).dist, c.plan.node(c.at).group_by));
+      ASSERT_FALSE(physical::grouped_on_one_site(c.plan.node(sh.inputs[0]).dist, c.plan.node(c.at).agg().group_by));
       expect_not_applicable("R2-4", c);
     }
   }
@@ -990,8 +988,8 @@ Case join_form(Rng& rng, int form, bool allow_all, bool mismatched = false) {
   IaPlan p;
   const JoinInputs in = random_join_inputs(rng, p, allow_all, mismatched ? 2 : 1, mismatched);
   // A form whose broadcast input is read on every site is not a valid plan: read it on Part instead.
-  if (form == 0 && p.node(in.a).placement.is_all()) p.node(in.a).placement = Placement::part({}, in.ta.frontier);
-  if (form == 1 && p.node(in.b).placement.is_all()) p.node(in.b).placement = Placement::part({}, in.tb.frontier);
+  if (form == 0 && p.node(in.a).placement().is_all()) p.node(in.a).placement() = Placement::part({}, in.ta.frontier);
+  if (form == 1 && p.node(in.b).placement().is_all()) p.node(in.b).placement() = Placement::part({}, in.tb.frontier);
   int l = in.a, r = in.b;
   if (form == 0) l = bcast(p, in.a);
   else if (form == 1) r = bcast(p, in.b);
@@ -1205,7 +1203,7 @@ void check_every_strategy(const Case& c, std::set<std::string>& families) {
 int the_join(const IaPlan& p) {
   int at = -1;
   for (size_t i = 0; i < p.nodes.size(); ++i)
-    if (p.nodes[i].kind == Kind::LocalJoin) at = static_cast<int>(i);
+    if (p.nodes[i].kind() == Kind::LocalJoin) at = static_cast<int>(i);
   return at;
 }
 
@@ -1226,8 +1224,8 @@ TEST(IaRules, ScanFace_ReadOnTheFaceOfTheGrid) {
     physical::infer(c.plan);
     const IaNode& j = c.plan.node(the_join(c.plan));
     int sh = j.inputs[0];
-    while (sh >= 0 && c.plan.node(sh).kind != Kind::Shuffle) sh = c.plan.node(sh).inputs.empty() ? -1 : c.plan.node(sh).inputs[0];
-    if (sh < 0 || !c.plan.node(c.plan.node(sh).inputs[0]).replica) continue;
+    while (sh >= 0 && c.plan.node(sh).kind() != Kind::Shuffle) sh = c.plan.node(sh).inputs.empty() ? -1 : c.plan.node(sh).inputs[0];
+    if (sh < 0 || !c.plan.node(c.plan.node(sh).inputs[0]).is_replica()) continue;
     c.at = sh;
     c.what = s.name() + ", the left side's shuffle";
     IaPlan probe = c.plan;

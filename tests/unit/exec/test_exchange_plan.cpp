@@ -29,7 +29,7 @@ TEST(ExchangePlan, CountsPairUpAndAddUpToThePredictedFloats) {
     const physical::IaPlan p = app::plan_deck(wf, 8, o).optimized.chosen;
     for (const auto& n : p.nodes) {
       const Index per = volume(n.type.chunk_shape);
-      if (n.kind == physical::IaNode::Kind::Shuffle && !p.node(n.inputs[0]).dist.everywhere) {
+      if (n.kind() == physical::IaNode::Kind::Shuffle && !p.node(n.inputs[0]).dist.everywhere) {
         ++shuffles;
         std::vector<comm::Counts> c;
         for (int r = 0; r < p.nsites; ++r) c.push_back(shuffle_counts(p, n, r));
@@ -41,7 +41,7 @@ TEST(ExchangePlan, CountsPairUpAndAddUpToThePredictedFloats) {
           }
         EXPECT_EQ(sent * per, n.predicted_floats) << strategy << ": " << n.detail;
       }
-      if (n.kind == physical::IaNode::Kind::Bcast) {
+      if (n.kind() == physical::IaNode::Kind::Bcast) {
         ++broadcasts;
         Index held = 0;
         for (int h : broadcast_counts(p, n)) held += h;

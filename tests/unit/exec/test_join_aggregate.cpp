@@ -50,25 +50,25 @@ IaNode join_node(const std::string& statement) {
   auto kernel = std::make_shared<kernels::EinSumKernel>(einsum::parse_einsum(statement, {"test", 1, 1}),
                                                        std::map<einsum::Label, Index>{{"i", kBlock}, {"j", kBlock}, {"k", kBlock}});
   IaNode j;
-  j.kind = IaNode::Kind::LocalJoin;
-  j.keys_left = {1};
-  j.keys_right = {0};
-  j.join = tra::physical::JoinKernel{{kernel, statement}, false, {}};
+  j.params = tra::physical::JoinParams{};
+  j.join().keys_left = {1};
+  j.join().keys_right = {0};
+  j.join().kernel = tra::physical::JoinKernel{{kernel, statement}, false, {}};
   return j;
 }
 
 IaNode agg_node(einsum::AggOp op, std::vector<int> group_by) {
   IaNode a;
-  a.kind = IaNode::Kind::LocalAgg;
-  a.group_by = std::move(group_by);
-  a.agg = tra::physical::AggKernel{tra::physical::AggKernel::Fold{op}, {}};
+  a.params = tra::physical::AggParams{};
+  a.agg().group_by = std::move(group_by);
+  a.agg().kernel = tra::physical::AggKernel{tra::physical::AggKernel::Fold{op}, {}};
   return a;
 }
 
 std::vector<Tuple> unstreamed(const std::vector<Tuple>& x, const std::vector<Tuple>& y, const IaNode& j, const IaNode& a) {
-  std::vector<Tuple> joined = logical::join(x, y, j.keys_left, j.keys_right, tra::exec::join_fn(*j.join));
-  for (Tuple& t : joined) t.key = j.out_key(t.key);
-  return logical::aggregate(joined, a.group_by, tra::exec::agg_fn(a.agg));
+  std::vector<Tuple> joined = logical::join(x, y, j.join().keys_left, j.join().keys_right, tra::exec::join_fn(j.join().kernel));
+  for (Tuple& t : joined) t.key = j.join().out_key(t.key);
+  return logical::aggregate(joined, a.agg().group_by, tra::exec::agg_fn(a.agg().kernel));
 }
 
 // Both ways on random relations; `tol(k)` bounds the difference of one
@@ -100,7 +100,7 @@ constexpr double kMatmulTol = 2.0 * kParts * kBlock * kParts * kBlock * DBL_EPSI
 
 TEST(TraJoinAggregate, GemmAddsIntoTheGroupsAccumulator) {
   const IaNode j = join_node("C[i,k] = sum_j X[i,j] * Y[j,k]");
-  ASSERT_TRUE(j.join->adds_into()) << "a plain matmul kernel adds in place";
+  ASSERT_TRUE(j.join().kernel.adds_into()) << "a plain matmul kernel adds in place";
   expect_streaming_agrees(j, agg_node(einsum::AggOp::Sum, {0, 2}), kMatmulTol, 1);
 }
 
@@ -108,7 +108,7 @@ TEST(TraJoinAggregate, WithoutAGemmTheFoldIsTheSameToTheLastBit) {
   // "+ 0": the same contraction on the loop path, no in-place add; members are
   // folded in Σ's order, so the result is identical.
   const IaNode j = join_node("C[i,k] = sum_j X[i,j] * Y[j,k] + 0");
-  ASSERT_FALSE(j.join->adds_into());
+  ASSERT_FALSE(j.join().kernel.adds_into());
   expect_streaming_agrees(j, agg_node(einsum::AggOp::Sum, {0, 2}), 0, 2);
   // A GEMM join under a max: the in-place add does not apply; folded apart.
   expect_streaming_agrees(join_node("C[i,k] = sum_j X[i,j] * Y[j,k]"), agg_node(einsum::AggOp::Max, {0, 2}), 0, 3);
@@ -118,9 +118,9 @@ TEST(TraJoinAggregate, WithoutAGemmTheFoldIsTheSameToTheLastBit) {
 TEST(TraJoinAggregate, KeyMapAndFinishingMap) {
   IaNode j = join_node("C[i,k] = sum_j X[i,j] * Y[j,k]");
   // The join's output key <i, j, k> reversed: groups on <k, i> read positions 0 and 2.
-  j.out_key = tra::physical::KeyFn::projecting({2, 1, 0}, 3);
+  j.join().out_key = tra::physical::KeyFn::projecting({2, 1, 0}, 3);
   IaNode a = agg_node(einsum::AggOp::Sum, {0, 2});
-  a.agg.finish = tra::physical::ArrayFn::of(tra::physical::ArrayFn::Elements{einsum::parse_scalar_function("x * x", {"test", 1, 1})});
+  a.agg().kernel.finish = tra::physical::ArrayFn::of(tra::physical::ArrayFn::Elements{einsum::parse_scalar_function("x * x", {"test", 1, 1})});
   // (s + e)² − s² ≈ 2|s|e: the bound scales with the largest |sum|, at most kParts · kBlock.
   expect_streaming_agrees(j, a, 2.0 * kParts * kBlock * kMatmulTol, 5);
 }

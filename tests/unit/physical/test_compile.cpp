@@ -44,13 +44,13 @@ const std::string kSplitJ = kDeck +
 
 std::vector<IaNode::Kind> kinds(const IaPlan& p) {
   std::vector<IaNode::Kind> k;
-  for (const auto& n : p.nodes) k.push_back(n.kind);
+  for (const auto& n : p.nodes) k.push_back(n.kind());
   return k;
 }
 
 int count(const IaPlan& p, IaNode::Kind kind) {
   int n = 0;
-  for (const auto& x : p.nodes) n += x.kind == kind;
+  for (const auto& x : p.nodes) n += x.kind() == kind;
   return n;
 }
 

@@ -30,16 +30,16 @@ physical::JoinKernel matmul(bool adds) {
 IaPlan join_then_aggregate(einsum::AggOp fold, bool join_adds) {
   IaPlan p;
   p.nodes.resize(4);
-  p.nodes[0].kind = p.nodes[1].kind = Kind::Scan;
+  p.nodes[0].params = p.nodes[1].params = physical::ScanParams{};
   IaNode& j = p.nodes[2];
-  j.kind = Kind::LocalJoin;
+  j.params = physical::JoinParams{};
   j.inputs = {0, 1};
-  j.join = matmul(join_adds);
+  j.join().kernel = matmul(join_adds);
   IaNode& a = p.nodes[3];
-  a.kind = Kind::LocalAgg;
+  a.params = physical::AggParams{};
   a.inputs = {2};
-  if (fold == einsum::AggOp::None) a.agg.reduce = physical::AggKernel::Assemble{{2, 2}, {4, 4}};
-  else a.agg.reduce = physical::AggKernel::Fold{fold};
+  if (fold == einsum::AggOp::None) a.agg().kernel.reduce = physical::AggKernel::Assemble{{2, 2}, {4, 4}};
+  else a.agg().kernel.reduce = physical::AggKernel::Fold{fold};
   p.roots = {3};
   return p;
 }
@@ -68,7 +68,7 @@ TEST(TraIaPlan, AJoinWantedWholeDoesNotStream) {
   // A second consumer reads the join's tuples.
   IaPlan shared = join_then_aggregate(einsum::AggOp::Sum, true);
   IaNode f;
-  f.kind = Kind::LocalFilter;
+  f.params = physical::FilterParams{};
   f.inputs = {2};
   shared.nodes.push_back(f);
   shared.roots = {3, 4};
@@ -83,7 +83,7 @@ TEST(TraIaPlan, ASumFoldedInTheGemmCostsOnlyItsComposedMap) {
   r.gemm_flops = 1e10;
   for (bool adds : {true, false}) {
     IaPlan p = join_then_aggregate(einsum::AggOp::Sum, adds);
-    p.nodes[2].gemm = true;
+    p.nodes[2].join().gemm = true;
     p.nodes[2].site_flops = 4e9;
     p.nodes[3].site_flops = 3e9;       // 2e9 of folding, 1e9 of a map composed by R1-4
     p.nodes[3].site_fold_flops = 2e9;

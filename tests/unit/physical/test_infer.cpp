@@ -59,19 +59,19 @@ TEST(Infer, AJoinOfRelationsThatDoNotMeetIsInvalid) {
   // so (0, 1) and (1, 0) never meet.
   int join = -1;
   for (size_t i = 0; i < p.nodes.size(); ++i)
-    if (p.nodes[i].kind == IaNode::Kind::LocalJoin) join = static_cast<int>(i);
+    if (p.nodes[i].kind() == IaNode::Kind::LocalJoin) join = static_cast<int>(i);
   ASSERT_GE(join, 0);
   const int bcast = p.node(join).inputs[0];
   const int a = p.node(bcast).inputs[0];
   const int b = p.node(join).inputs[1];
   p.node(join).inputs[0] = a;
-  p.node(b).placement = tra::Placement{tra::Placement::Kind::Part, {1}, {}};
+  p.node(b).placement() = tra::Placement{tra::Placement::Kind::Part, {1}, {}};
   tra::physical::normalize(p);
   tra::physical::infer(p);
   EXPECT_NE(tra::physical::invalid_reason(p).find("not co-located"), std::string::npos) << tra::physical::invalid_reason(p);
   // Read both on Part<0,1>: every pair meets once.
   for (auto& n : p.nodes)
-    if (n.kind == IaNode::Kind::Scan) n.placement = tra::Placement{tra::Placement::Kind::Part, {0, 1}, {}};
+    if (n.kind() == IaNode::Kind::Scan) n.placement() = tra::Placement{tra::Placement::Kind::Part, {0, 1}, {}};
   tra::physical::infer(p);
   EXPECT_TRUE(tra::physical::invalid_reason(p).empty()) << tra::physical::invalid_reason(p);
 }
@@ -89,17 +89,17 @@ TEST(Infer, PartialAggregatesCombineOnlyUnderTheirOwnSum) {
   const auto low = tra::logical::lower(wf, 2);
   IaPlan p = tra::physical::compile(low.plan, 2);
   const int agg = p.tra_to_ia[static_cast<size_t>(low.tensor_node.at("S"))];
-  ASSERT_EQ(p.node(agg).kind, IaNode::Kind::LocalAgg);
-  ASSERT_EQ(p.node(p.node(agg).inputs[0]).kind, IaNode::Kind::Shuffle);
+  ASSERT_EQ(p.node(agg).kind(), IaNode::Kind::LocalAgg);
+  ASSERT_EQ(p.node(p.node(agg).inputs[0]).kind(), IaNode::Kind::Shuffle);
   // Aggregate where the blocks are (Part<1>: the two j-blocks of a row on
   // two sites): S is left as partial sums, then shuffled and combined by a
   // second aggregation, the second phase of R2-5.
   p.node(agg).inputs = p.node(p.node(agg).inputs[0]).inputs;
   for (auto& n : p.nodes)
-    if (n.kind == IaNode::Kind::Scan) n.placement = tra::Placement{tra::Placement::Kind::Part, {1}, {}};
+    if (n.kind() == IaNode::Kind::Scan) n.placement() = tra::Placement{tra::Placement::Kind::Part, {1}, {}};
   IaNode second = p.node(agg);
   second.inputs = {tra::physical::add_node(p, tra::physical::make_shuffle(agg, {0}))};
-  second.group_by = {0};
+  second.agg().group_by = {0};
   const int fin = tra::physical::add_node(p, second);
   p.roots = {fin};
   tra::physical::normalize(p);
@@ -107,7 +107,7 @@ TEST(Infer, PartialAggregatesCombineOnlyUnderTheirOwnSum) {
   EXPECT_TRUE(tra::physical::invalid_reason(p).empty()) << tra::physical::invalid_reason(p);
   // The maximum of partial sums is not the maximum of the sums.
   for (auto& n : p.nodes)
-    if (n.kind == IaNode::Kind::LocalAgg && n.inputs.size() == 1 && p.node(n.inputs[0]).kind == IaNode::Kind::Shuffle) n.agg.reduce = tra::physical::AggKernel::Fold{tra::einsum::AggOp::Max};
+    if (n.kind() == IaNode::Kind::LocalAgg && n.inputs.size() == 1 && p.node(n.inputs[0]).kind() == IaNode::Kind::Shuffle) n.agg().kernel.reduce = tra::physical::AggKernel::Fold{tra::einsum::AggOp::Max};
   tra::physical::infer(p);
   EXPECT_NE(tra::physical::invalid_reason(p).find("another ⊕"), std::string::npos) << tra::physical::invalid_reason(p);
 }

@@ -236,7 +236,7 @@ TEST(Optimizer, ForcedRmmIsThreeDimensional) {
     // Every join runs on the 2x2x2 grid's sites.
     std::set<int> join_sites;
     for (const auto& n : o.chosen.nodes)
-      if (n.kind == tra::physical::IaNode::Kind::LocalJoin)
+      if (n.kind() == tra::physical::IaNode::Kind::LocalJoin)
         for (const auto& [key, site] : n.dist.at) join_sites.insert(site);
     EXPECT_EQ(join_sites.size(), 8u);
     // N = 40 parts: each input is N² floats; a 3D plan moves at most 2 copies

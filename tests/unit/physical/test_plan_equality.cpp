@@ -52,26 +52,26 @@ TEST(PlanEquality, EveryParameterCounts) {
       change(p.nodes[i]);
       edited.push_back(std::move(p));
     };
-    switch (n.kind) {
+    switch (n.kind()) {
       case IaNode::Kind::LocalJoin:
         ++joins;
-        edit([](IaNode& x) { x.out_key = KeyFn::projecting({1, 0, 2}, 3).after(x.out_key); });
-        edit([](IaNode& x) { x.join->then = ArrayFn::of(ArrayFn::Diagonal{}); });
-        edit([](IaNode& x) { x.keys_left.push_back(0); });
+        edit([](IaNode& x) { x.join().out_key = KeyFn::projecting({1, 0, 2}, 3).after(x.join().out_key); });
+        edit([](IaNode& x) { x.join().kernel.then = ArrayFn::of(ArrayFn::Diagonal{}); });
+        edit([](IaNode& x) { x.join().keys_left.push_back(0); });
         break;
       case IaNode::Kind::LocalAgg:
         ++aggs;
-        edit([](IaNode& x) { x.agg.reduce = AggKernel::Fold{einsum::AggOp::Max}; });
-        edit([](IaNode& x) { x.group_by.pop_back(); });
+        edit([](IaNode& x) { x.agg().kernel.reduce = AggKernel::Fold{einsum::AggOp::Max}; });
+        edit([](IaNode& x) { x.agg().group_by.pop_back(); });
         break;
       case IaNode::Kind::LocalFilter:
         ++filters;
-        edit([](IaNode& x) { x.predicate = x.predicate.relayout(2, {{1, 0}, {0, 1}}, " swapped"); });
+        edit([](IaNode& x) { x.filter().predicate = x.filter().predicate.relayout(2, {{1, 0}, {0, 1}}, " swapped"); });
         break;
       case IaNode::Kind::LocalMap:
         ++maps;
-        edit([](IaNode& x) { x.array_map = ArrayFn::of(ArrayFn::Diagonal{}).after(x.array_map); });
-        edit([](IaNode& x) { x.key_map = KeyFn::projecting({1, 0}, 2).after(x.key_map); });
+        edit([](IaNode& x) { x.map().array_map = ArrayFn::of(ArrayFn::Diagonal{}).after(x.map().array_map); });
+        edit([](IaNode& x) { x.map().key_map = KeyFn::projecting({1, 0}, 2).after(x.map().key_map); });
         break;
       default:
         edit([](IaNode& x) { x.inputs.push_back(0); });

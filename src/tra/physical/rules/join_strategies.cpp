@@ -19,7 +19,7 @@ int index_in(const std::vector<int>& v, int x) { return static_cast<int>(std::fi
 
 // The relation before any movement or replication a strategy put in front of the join.
 int stripped(const IaPlan& p, int i) {
-  while (p.node(i).moves() || p.node(i).replica) i = p.node(i).inputs[0];
+  while (p.node(i).moves() || p.node(i).is_replica()) i = p.node(i).inputs[0];
   return i;
 }
 
@@ -33,8 +33,8 @@ struct Geometry {
 Geometry geometry(const IaPlan& p, int join) {
   const IaNode& j = p.node(join);
   Geometry g;
-  g.keys_left = j.has_base ? j.base_keys_left : j.keys_left;
-  g.keys_right = j.has_base ? j.base_keys_right : j.keys_right;
+  g.keys_left = j.join().has_base ? j.join().base_keys_left : j.join().keys_left;
+  g.keys_right = j.join().has_base ? j.join().base_keys_right : j.join().keys_right;
   const IaNode& a = p.node(stripped(p, j.inputs[0]));
   const IaNode& b = p.node(stripped(p, j.inputs[1]));
   g.kl = a.type.key_arity();
@@ -61,12 +61,12 @@ Geometry geometry(const IaPlan& p, int join) {
 // one follows (through a shuffle) and the join's keys are its natural ones.
 std::vector<int> aggregated_dims(const IaPlan& p, int join, const Geometry& g) {
   const IaNode& j = p.node(join);
-  if (!(j.has_base ? j.base_out_key : j.out_key).identity()) return {};
+  if (!(j.join().has_base ? j.join().base_out_key : j.join().out_key).identity()) return {};
   const auto users = consumers(p);
   std::vector<int> frontier = users[static_cast<size_t>(join)];
   for (size_t step = 0; step < 3 && frontier.size() == 1; ++step) {
     const IaNode& u = p.node(frontier[0]);
-    if (u.kind == Kind::LocalAgg) return logical::complement(static_cast<int>(g.frontier.size()), u.group_by);
+    if (u.kind() == Kind::LocalAgg) return logical::complement(static_cast<int>(g.frontier.size()), u.agg().group_by);
     if (!u.moves()) break;
     frontier = users[static_cast<size_t>(frontier[0])];
   }
@@ -98,12 +98,12 @@ std::string family_of(const std::vector<int>& P, const std::vector<int>& summed,
 // copied), of type `out`; stripped by the next strategy.
 int add_replica(IaPlan& p, int in, RelType out, Expansion expand, int arity, std::string detail) {
   IaNode m;
-  m.kind = Kind::LocalMap;
+  m.params = MapParams{};
   m.inputs = {in};
   m.out_type = std::move(out);
-  m.expand = std::move(expand);
-  m.arity = arity;
-  m.replica = true;
+  m.map().expand = std::move(expand);
+  m.map().arity = arity;
+  m.map().replica = true;
   m.detail = std::move(detail);
   return add_node(p, std::move(m));
 }
@@ -162,18 +162,18 @@ std::vector<JoinStrategy> join_strategies(const IaPlan& p, int join) {
 void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
   {
     IaNode& j = p.node(join);
-    if (!j.has_base) {
-      j.has_base = true;
-      j.base_keys_left = j.keys_left;
-      j.base_keys_right = j.keys_right;
-      j.base_out_key = j.out_key;
+    if (!j.join().has_base) {
+      j.join().has_base = true;
+      j.join().base_keys_left = j.join().keys_left;
+      j.join().base_keys_right = j.join().keys_right;
+      j.join().base_out_key = j.join().out_key;
     }
   }
   const Geometry g = geometry(p, join);
   const int a = stripped(p, p.node(join).inputs[0]);
   const int b = stripped(p, p.node(join).inputs[1]);
   std::vector<int> keys_left = g.keys_left, keys_right = g.keys_right;
-  KeyFn out_key = p.node(join).base_out_key;
+  KeyFn out_key = p.node(join).join().base_out_key;
   int na = a, nb = b;
   auto broadcast = [&](int x) { return p.node(x).dist.everywhere ? x : add_node(p, make_bcast(x)); };
   if (s.keep_in_place >= 0) {
@@ -213,7 +213,7 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
         grid[static_cast<size_t>(dims.back())] = own >= 0 ? g.frontier[static_cast<size_t>(o)] : sites_along(o);
       }
       const int sh = add_node(p, make_shuffle(src, dims, grid));
-      p.node(sh).placement.grid = pgrid;  // both sides on the strategy's processor grid
+      p.node(sh).placement().grid = pgrid;  // both sides on the strategy's processor grid
       if (missing.empty()) return sh;
       // At its sites, coordinate c of a missing dimension stands for the keys
       // c, c + P, ... below its extent.
@@ -251,9 +251,9 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
   }
   IaNode& j = p.node(join);
   j.inputs = {na, nb};
-  j.keys_left = keys_left;
-  j.keys_right = keys_right;
-  j.out_key = out_key;
+  j.join().keys_left = keys_left;
+  j.join().keys_right = keys_right;
+  j.join().out_key = out_key;
   // An aggregation that R2-4 let run in place under the old placement may
   // not be in place under the new one: it gets a shuffle back, and R2-4, R2-5
   // and R2-7 settle it again. Its groups go to a face of the voxel grid (the
@@ -266,7 +266,7 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
     ProcGrid grid;
     std::vector<Index> strides;
   } face;
-  if (s.keep_in_place < 0 && p.node(join).base_out_key.identity()) {  // the join yields the natural voxel key
+  if (s.keep_in_place < 0 && p.node(join).join().base_out_key.identity()) {  // the join yields the natural voxel key
     const ProcGrid pgrid = voxel_grid(s, g, p.nsites);
     face = {s.P, pgrid, row_major_strides(pgrid)};
   }
@@ -288,28 +288,28 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
       if (group_key) std::iota(dims.begin(), dims.end(), 0);
     }
     IaNode sh = make_shuffle(in, dims, site_grid);
-    sh.placement.grid = grid;
-    sh.placement.strides = strides;
+    sh.placement().grid = grid;
+    sh.placement().strides = strides;
     return sh;
   };
   const auto users = consumers(p);
   for (int u : users[static_cast<size_t>(join)]) {
-    if (p.node(u).kind != Kind::LocalAgg) continue;
-    const std::vector<int> group_by = p.node(u).group_by;
+    if (p.node(u).kind() != Kind::LocalAgg) continue;
+    const std::vector<int> group_by = p.node(u).agg().group_by;
     const auto& next = users[static_cast<size_t>(u)];
     // R2-5's first phase feeds one shuffle whose readers are its second
     // phase (copies of the same aggregation); an aggregation whose result
     // the next statement shuffles is a whole one.
-    bool first_phase = next.size() == 1 && p.node(next[0]).kind == Kind::Shuffle;
+    bool first_phase = next.size() == 1 && p.node(next[0]).kind() == Kind::Shuffle;
     if (first_phase)
       for (int f : users[static_cast<size_t>(next[0])])
-        first_phase = first_phase && p.node(f).kind == Kind::LocalAgg && p.node(f).tra_node == p.node(u).tra_node;
+        first_phase = first_phase && p.node(f).kind() == Kind::LocalAgg && p.node(f).tra_node == p.node(u).tra_node;
     if (first_phase) {
       // Appended, so that the edit can be taken back.
       const int old = next[0];
       if (face.dims.empty()) continue;  // its Table-1 placement stands
-      IaNode sh = to_face(u, group_by, true, p.node(old).site_grid);
-      if (sh.placement.same_as(p.node(old).placement)) continue;
+      IaNode sh = to_face(u, group_by, true, p.node(old).site_grid());
+      if (sh.placement().same_as(p.node(old).placement())) continue;
       const int ns = add_node(p, std::move(sh));
       for (int f : users[static_cast<size_t>(old)])
         for (int& i : p.node(f).inputs)
@@ -327,7 +327,7 @@ std::vector<int> partial_aggregations(const IaPlan& p, const std::vector<int>& o
   std::vector<std::vector<int>> users;  // built only if an aggregation is left partial
   for (int a : order) {
     const IaNode& n = p.node(a);
-    if (n.kind != Kind::LocalAgg || !n.scattered || p.node(n.inputs[0]).kind == Kind::Shuffle) continue;
+    if (n.kind() != Kind::LocalAgg || !n.scattered || p.node(n.inputs[0]).kind() == Kind::Shuffle) continue;
     if (users.empty()) {
       users.resize(p.nodes.size());
       for (int i : order)
@@ -336,7 +336,7 @@ std::vector<int> partial_aggregations(const IaPlan& p, const std::vector<int>& o
     // The first phase of a two-phase aggregation is meant to be partial: it
     // feeds only the shuffle to its second phase.
     bool first_phase = std::find(p.roots.begin(), p.roots.end(), a) == p.roots.end();
-    for (int u : users[static_cast<size_t>(a)]) first_phase = first_phase && p.node(u).kind == Kind::Shuffle;
+    for (int u : users[static_cast<size_t>(a)]) first_phase = first_phase && p.node(u).kind() == Kind::Shuffle;
     if (!first_phase) partial.push_back(a);
   }
   return partial;
@@ -345,7 +345,7 @@ std::vector<int> partial_aggregations(const IaPlan& p, const std::vector<int>& o
 void regroup(IaPlan& p, const std::vector<int>& aggregations) {
   for (int a : aggregations) {
     const IaNode& n = p.node(a);
-    const int sh = add_node(p, make_shuffle(n.inputs[0], n.group_by));  // `n` dangles from here
+    const int sh = add_node(p, make_shuffle(n.inputs[0], n.agg().group_by));  // `n` dangles from here
     p.node(a).inputs = {sh};
   }
 }

@@ -10,7 +10,7 @@ namespace {
 
 using Kind = IaNode::Kind;
 
-bool is(const IaPlan& p, int i, Kind k) { return p.node(i).kind == k; }
+bool is(const IaPlan& p, int i, Kind k) { return p.node(i).kind() == k; }
 int input(const IaPlan& p, int i, size_t k = 0) { return p.node(i).inputs.at(k); }
 
 std::string compose_text(const std::string& outer, const std::string& inner) {
@@ -20,7 +20,7 @@ std::string compose_text(const std::string& outer, const std::string& inner) {
 }
 
 std::string map_detail(const IaNode& m) {
-  return (m.key_map.identity() ? "idOp" : m.key_map.text()) + ", " + (m.array_map.identity() ? "idOp" : m.array_map.text());
+  return (m.map().key_map.identity() ? "idOp" : m.map().key_map.text()) + ", " + (m.map().array_map.identity() ? "idOp" : m.map().array_map.text());
 }
 
 // R1-1: σ(b1)(σ(b2)(R)) ≡ σ(b1 ∧ b2)(R).
@@ -28,8 +28,8 @@ bool merge_filters(IaPlan& p, int at) {
   if (!is(p, at, Kind::LocalFilter) || !is(p, input(p, at), Kind::LocalFilter)) return false;
   const int inner = input(p, at);
   IaNode& n = p.node(at);
-  n.predicate = p.node(inner).predicate.both(n.predicate);
-  n.detail = n.predicate.text();
+  n.filter().predicate = p.node(inner).filter().predicate.both(n.filter().predicate);
+  n.detail = n.filter().predicate.text();
   n.inputs = p.node(inner).inputs;
   return true;
 }
@@ -39,9 +39,9 @@ bool merge_maps(IaPlan& p, int at) {
   if (!p.node(at).is_map1() || !p.node(input(p, at)).is_map1()) return false;
   const IaNode inner = p.node(input(p, at));
   IaNode& n = p.node(at);
-  n.key_map = n.key_map.after(inner.key_map);
-  n.array_map = n.array_map.after(inner.array_map);
-  n.call_flops += inner.call_flops;
+  n.map().key_map = n.map().key_map.after(inner.map().key_map);
+  n.map().array_map = n.map().array_map.after(inner.map().array_map);
+  n.map().call_flops += inner.map().call_flops;
   n.inputs = inner.inputs;
   n.detail = map_detail(n);
   return true;
@@ -52,7 +52,7 @@ bool merge_maps(IaPlan& p, int at) {
 bool filter_before_map(IaPlan& p, int at) {
   if (!is(p, at, Kind::LocalFilter)) return false;
   const int m = input(p, at);
-  if (!p.node(m).is_map1() || !p.node(m).key_map.identity()) return false;
+  if (!p.node(m).is_map1() || !p.node(m).map().key_map.identity()) return false;
   IaNode f = p.node(at);
   f.inputs = p.node(m).inputs;
   const int nf = add_node(p, std::move(f));
@@ -66,13 +66,13 @@ bool filter_before_map(IaPlan& p, int at) {
 // R1-4: λ(idOp, a)(Σ(g, agg)(R)) ≡ Σ(g, a∘agg)(R).
 bool map_into_aggregation(IaPlan& p, int at) {
   const IaNode& m = p.node(at);
-  if (!m.is_map1() || !m.key_map.identity() || !is(p, input(p, at), Kind::LocalAgg)) return false;
+  if (!m.is_map1() || !m.map().key_map.identity() || !is(p, input(p, at), Kind::LocalAgg)) return false;
   IaNode a = p.node(input(p, at));
-  a.agg.finish = m.array_map.after(a.agg.finish);
-  a.call_flops += m.call_flops;
+  a.agg().kernel.finish = m.map().array_map.after(a.agg().kernel.finish);
+  a.agg().call_flops += m.map().call_flops;
   a.out_type = m.out_type;
-  a.agg_decomposable = false;  // the map must run once, on whole groups
-  a.detail = compose_text(m.array_map.text(), a.detail);
+  a.agg().decomposable = false;  // the map must run once, on whole groups
+  a.detail = compose_text(m.map().array_map.text(), a.detail);
   const int na = add_node(p, std::move(a));
   redirect(p, at, na);
   return true;
@@ -83,12 +83,12 @@ bool map_into_aggregation(IaPlan& p, int at) {
 bool filter_before_aggregation(IaPlan& p, int at) {
   if (!is(p, at, Kind::LocalFilter) || !is(p, input(p, at), Kind::LocalAgg)) return false;
   const int a = input(p, at);
-  const std::vector<int> g = p.node(a).group_by;
+  const std::vector<int> g = p.node(a).agg().group_by;
   std::vector<std::pair<int, int>> new_to_old;
   for (size_t i = 0; i < g.size(); ++i) new_to_old.emplace_back(g[i], static_cast<int>(i));
   IaNode f = p.node(at);
-  f.predicate = f.predicate.relayout(static_cast<int>(g.size()), new_to_old, " on the grouping keys");
-  f.detail = f.predicate.text();
+  f.filter().predicate = f.filter().predicate.relayout(static_cast<int>(g.size()), new_to_old, " on the grouping keys");
+  f.detail = f.filter().predicate.text();
   f.inputs = p.node(a).inputs;
   const int nf = add_node(p, std::move(f));
   IaNode agg = p.node(a);
@@ -104,23 +104,23 @@ bool filter_into_join(IaPlan& p, int at) {
   if (!is(p, at, Kind::LocalFilter) || !is(p, input(p, at), Kind::LocalJoin)) return false;
   const int j = input(p, at);
   const IaNode& join = p.node(j);
-  if (!join.out_key.identity()) return false;
-  const KeyPredicate& pred = p.node(at).predicate;
+  if (!join.join().out_key.identity()) return false;
+  const KeyPredicate& pred = p.node(at).filter().predicate;
   std::vector<std::pair<int, int>> left, right;  // (input dim, output dim)
   for (int d : pred.dims()) {
-    auto it = std::find(join.keys_left.begin(), join.keys_left.end(), d);
-    if (it == join.keys_left.end()) return false;
+    auto it = std::find(join.join().keys_left.begin(), join.join().keys_left.end(), d);
+    if (it == join.join().keys_left.end()) return false;
     left.emplace_back(d, d);
-    right.emplace_back(join.keys_right[static_cast<size_t>(it - join.keys_left.begin())], d);
+    right.emplace_back(join.join().keys_right[static_cast<size_t>(it - join.join().keys_left.begin())], d);
   }
   const int arity = join.out_type.key_arity();
   IaNode fl = p.node(at), fr = p.node(at);
-  fl.predicate = pred.relayout(arity, left, "");
-  fr.predicate = pred.relayout(arity, right, " on the right's keys");
+  fl.filter().predicate = pred.relayout(arity, left, "");
+  fr.filter().predicate = pred.relayout(arity, right, " on the right's keys");
   fl.inputs = {join.inputs[0]};
   fr.inputs = {join.inputs[1]};
-  fl.detail = fl.predicate.text();
-  fr.detail = fr.predicate.text();
+  fl.detail = fl.filter().predicate.text();
+  fr.detail = fr.filter().predicate.text();
   const int nl = add_node(p, std::move(fl));
   const int nr = add_node(p, std::move(fr));
   IaNode nj = p.node(j);
@@ -136,13 +136,13 @@ bool map_into_join(IaPlan& p, int at) {
   const IaNode& m = p.node(at);
   if (!m.is_map1() || !is(p, input(p, at), Kind::LocalJoin)) return false;
   IaNode j = p.node(input(p, at));
-  j.join->then = m.array_map.after(j.join->then);
-  j.out_key = m.key_map.after(j.out_key);
-  if (j.has_base) j.base_out_key = m.key_map.after(j.base_out_key);
-  j.call_flops += m.call_flops;
-  j.gemm = j.gemm && m.array_map.identity();
+  j.join().kernel.then = m.map().array_map.after(j.join().kernel.then);
+  j.join().out_key = m.map().key_map.after(j.join().out_key);
+  if (j.join().has_base) j.join().base_out_key = m.map().key_map.after(j.join().base_out_key);
+  j.join().call_flops += m.map().call_flops;
+  j.join().gemm = j.join().gemm && m.map().array_map.identity();
   j.out_type = m.out_type;
-  j.detail = compose_text(m.array_map.text(), j.detail) + (m.key_map.identity() ? "" : ", keys " + m.key_map.text());
+  j.detail = compose_text(m.map().array_map.text(), j.detail) + (m.map().key_map.identity() ? "" : ", keys " + m.map().key_map.text());
   const int nj = add_node(p, std::move(j));
   redirect(p, at, nj);
   return true;
@@ -157,29 +157,29 @@ bool map_into_join(IaPlan& p, int at) {
 // smaller chunks are what moves.
 bool distribute_map_into_join(IaPlan& p, int at) {
   const IaNode m = p.node(at);
-  if (!m.is_map1() || m.array_map.identity() || !m.array_map.selects() || !is(p, input(p, at), Kind::LocalJoin)) return false;
+  if (!m.is_map1() || m.map().array_map.identity() || !m.map().array_map.selects() || !is(p, input(p, at), Kind::LocalJoin)) return false;
   IaNode j = p.node(input(p, at));
-  if (!j.join->zippable()) return false;
+  if (!j.join().kernel.zippable()) return false;
   std::vector<int> mapped;
   for (int side : j.inputs) {
     IaNode a;
-    a.kind = Kind::LocalMap;
+    a.params = MapParams{};
     a.inputs = {side};
-    a.array_map = m.array_map;
+    a.map().array_map = m.map().array_map;
     a.out_type = RelType{p.node(side).type.frontier, m.out_type.chunk_shape};
     a.detail = map_detail(a);
     mapped.push_back(add_node(p, std::move(a)));
   }
-  const einsum::ScalarProgram& op = j.join->call.kernel->join_program();
+  const einsum::ScalarProgram& op = j.join().kernel.call.kernel->join_program();
   j.inputs = mapped;
-  j.join->zip = true;
-  j.call_flops = op.flops_per_eval() * static_cast<double>(volume(m.out_type.chunk_shape));
-  j.gemm = false;
-  j.out_key = m.key_map.after(j.out_key);
-  if (j.has_base) j.base_out_key = m.key_map.after(j.base_out_key);
+  j.join().kernel.zip = true;
+  j.join().call_flops = op.flops_per_eval() * static_cast<double>(volume(m.out_type.chunk_shape));
+  j.join().gemm = false;
+  j.join().out_key = m.map().key_map.after(j.join().out_key);
+  if (j.join().has_base) j.join().base_out_key = m.map().key_map.after(j.join().base_out_key);
   j.out_type = m.out_type;
-  j.detail = "elementwise " + op.str() + " of " + m.array_map.text() + "'d inputs" +
-             (m.key_map.identity() ? "" : ", keys " + m.key_map.text());
+  j.detail = "elementwise " + op.str() + " of " + m.map().array_map.text() + "'d inputs" +
+             (m.map().key_map.identity() ? "" : ", keys " + m.map().key_map.text());
   const int nj = add_node(p, std::move(j));
   redirect(p, at, nj);
   return true;

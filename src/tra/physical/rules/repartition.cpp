@@ -24,7 +24,7 @@ int unmoved(const IaPlan& p, int i) {
 // R2-1: Bcast(Bcast(R)) ≡ Bcast(R); Shuf(d2)(Shuf(d1)(R)) ≡ Shuf(d2)(R).
 bool last_movement_only(IaPlan& p, int at) {
   const IaNode& n = p.node(at);
-  if (!n.moves() || p.node(input(p, at)).kind != n.kind) return false;
+  if (!n.moves() || p.node(input(p, at)).kind() != n.kind()) return false;
   p.node(at).inputs = p.node(input(p, at)).inputs;
   return true;
 }
@@ -32,7 +32,7 @@ bool last_movement_only(IaPlan& p, int at) {
 // R2-2: Bcast(σ(R)) ≡ σ(Bcast(R)), and the same for Shuf; applied so that the
 // filter runs before the data moves.
 bool filter_before_movement(IaPlan& p, int at) {
-  if (p.node(at).kind != Kind::LocalFilter || !p.node(input(p, at)).moves()) return false;
+  if (p.node(at).kind() != Kind::LocalFilter || !p.node(input(p, at)).moves()) return false;
   const int mv = input(p, at);
   IaNode f = p.node(at);
   f.inputs = p.node(mv).inputs;
@@ -61,7 +61,7 @@ bool swap_map_and_movement(IaPlan& p, int at) {
   }
   const IaNode& mv = p.node(upper).moves() ? p.node(upper) : p.node(lower);
   const IaNode& map = p.node(upper).moves() ? p.node(lower) : p.node(upper);
-  if (mv.kind == Kind::Shuffle && !map.key_map.identity()) return false;
+  if (mv.kind() == Kind::Shuffle && !map.map().key_map.identity()) return false;
   IaNode a = p.node(lower), b = p.node(upper);
   b.inputs = p.node(lower).inputs;
   const int nb = add_node(p, std::move(b));
@@ -73,9 +73,9 @@ bool swap_map_and_movement(IaPlan& p, int at) {
 
 // R2-4: Σ(g)(Shuf(d)(R)) ≡ Σ(g)(R) when every group of R already sits on one site.
 bool aggregate_in_place(IaPlan& p, int at) {
-  if (p.node(at).kind != Kind::LocalAgg || p.node(input(p, at)).kind != Kind::Shuffle) return false;
+  if (p.node(at).kind() != Kind::LocalAgg || p.node(input(p, at)).kind() != Kind::Shuffle) return false;
   const IaNode& r = p.node(input(p, input(p, at)));
-  if (!grouped_on_one_site(r.dist, p.node(at).group_by)) return false;
+  if (!grouped_on_one_site(r.dist, p.node(at).agg().group_by)) return false;
   p.node(at).inputs = {input(p, input(p, at))};
   return true;
 }
@@ -89,44 +89,44 @@ bool aggregate_in_place(IaPlan& p, int at) {
 // early would close off every placement that splits groups.)
 bool two_phase_aggregation(IaPlan& p, int at) {
   const IaNode& a = p.node(at);
-  if (a.kind != Kind::LocalAgg || p.node(input(p, at)).kind != Kind::Shuffle) return false;
-  const bool composed = !a.agg_decomposable;
-  if (composed && (a.agg.fold() == einsum::AggOp::None || a.agg.finish.identity())) return false;
+  if (a.kind() != Kind::LocalAgg || p.node(input(p, at)).kind() != Kind::Shuffle) return false;
+  const bool composed = !a.agg().decomposable;
+  if (composed && (a.agg().kernel.fold() == einsum::AggOp::None || a.agg().kernel.finish.identity())) return false;
   const int r = input(p, input(p, at));
   const IaNode& rn = p.node(r);
-  if (rn.kind == Kind::LocalAgg && rn.agg_decomposable && rn.scattered) return false;  // already split
-  if (grouped_on_one_site(rn.dist, a.group_by)) return false;                        // R2-4's case
+  if (rn.kind() == Kind::LocalAgg && rn.agg().decomposable && rn.scattered) return false;  // already split
+  if (grouped_on_one_site(rn.dist, a.agg().group_by)) return false;                        // R2-4's case
   // The partial results go to the sites the shuffle would have sent their
   // groups to: the same dimensions, numbered on the same grid.
   const IaNode& sh = p.node(input(p, at));
   std::vector<int> dims;
-  Shape grid(a.group_by.size(), 1);
-  for (int d : sh.placement.dims) {
-    auto it = std::find(a.group_by.begin(), a.group_by.end(), d);
-    if (it == a.group_by.end()) return false;  // it partitions on a dimension the groups do not keep
-    dims.push_back(static_cast<int>(it - a.group_by.begin()));
-    grid[static_cast<size_t>(dims.back())] = sh.site_grid.at(static_cast<size_t>(d));
+  Shape grid(a.agg().group_by.size(), 1);
+  for (int d : sh.placement().dims) {
+    auto it = std::find(a.agg().group_by.begin(), a.agg().group_by.end(), d);
+    if (it == a.agg().group_by.end()) return false;  // it partitions on a dimension the groups do not keep
+    dims.push_back(static_cast<int>(it - a.agg().group_by.begin()));
+    grid[static_cast<size_t>(dims.back())] = sh.site_grid().at(static_cast<size_t>(d));
   }
-  Placement same_sites = sh.placement;  // the same grid (dims kept in the shuffle's order), renumbered
+  Placement same_sites = sh.placement();  // the same grid (dims kept in the shuffle's order), renumbered
   same_sites.dims = dims;
   IaNode partial = a;  // a copy: `a` dangles once nodes are added
   partial.inputs = {r};
   partial.detail = a.detail + " (partial)";
   if (composed) {  // the fold alone; its results keep the members' chunk shape
-    partial.agg = AggKernel{AggKernel::Fold{a.agg.fold()}, {}};
-    partial.call_flops = 0;
-    partial.agg_decomposable = true;
+    partial.agg().kernel = AggKernel{AggKernel::Fold{a.agg().kernel.fold()}, {}};
+    partial.agg().call_flops = 0;
+    partial.agg().decomposable = true;
     partial.out_type.chunk_shape = rn.type.chunk_shape;
-    partial.detail = "<fold " + std::string(einsum::agg_name(a.agg.fold())) + "> (partial of " + a.detail + ")";
+    partial.detail = "<fold " + std::string(einsum::agg_name(a.agg().kernel.fold())) + "> (partial of " + a.detail + ")";
   }
-  std::vector<int> all(a.group_by.size());
+  std::vector<int> all(a.agg().group_by.size());
   const int np = add_node(p, std::move(partial));
   std::iota(all.begin(), all.end(), 0);
   const int ns = add_node(p, make_shuffle(np, dims, grid));
-  p.node(ns).placement = std::move(same_sites);
+  p.node(ns).placement() = std::move(same_sites);
   IaNode final_agg = p.node(at);
   final_agg.inputs = {ns};
-  final_agg.group_by = all;
+  final_agg.agg().group_by = all;
   final_agg.detail = p.node(at).detail + " (final)";
   const int nf = add_node(p, std::move(final_agg));
   redirect(p, at, nf);
@@ -136,22 +136,22 @@ bool two_phase_aggregation(IaPlan& p, int at) {
 // R2-6: ⋈(Bcast(Rl), Rr) ≡ ⋈(Rl, Bcast(Rr)) ≡ ⋈(Shuf(kl)(Rl), Shuf(kr)(Rr)).
 bool join_variant(IaPlan& p, int at, int variant) {
   const IaNode& j = p.node(at);
-  if (j.kind != Kind::LocalJoin) return false;
-  if (j.has_base && j.base_keys_left != j.keys_left) return false;  // keys extended by a join strategy
+  if (j.kind() != Kind::LocalJoin) return false;
+  if (j.join().has_base && j.join().base_keys_left != j.join().keys_left) return false;  // keys extended by a join strategy
   const int l = unmoved(p, j.inputs[0]), r = unmoved(p, j.inputs[1]);
-  if (p.node(l).replica || p.node(r).replica) return false;
+  if (p.node(l).is_replica() || p.node(r).is_replica()) return false;
   auto is_move = [&](int i, Kind k, int of, const std::vector<int>& dims) {
     const IaNode& m = p.node(i);
-    return m.kind == k && m.inputs[0] == of && (k != Kind::Shuffle || m.placement.dims == dims);
+    return m.kind() == k && m.inputs[0] == of && (k != Kind::Shuffle || m.placement().dims == dims);
   };
   const int cl = j.inputs[0], cr = j.inputs[1];
   const bool already = variant == 0   ? is_move(cl, Kind::Bcast, l, {}) && cr == r
                        : variant == 1 ? cl == l && is_move(cr, Kind::Bcast, r, {})
-                                      : is_move(cl, Kind::Shuffle, l, j.keys_left) && is_move(cr, Kind::Shuffle, r, j.keys_right);
+                                      : is_move(cl, Kind::Shuffle, l, j.join().keys_left) && is_move(cr, Kind::Shuffle, r, j.join().keys_right);
   if (already) return false;
   // Broadcasting a relation that is on every site already is no variant.
   if ((variant == 0 && p.node(l).dist.everywhere) || (variant == 1 && p.node(r).dist.everywhere)) return false;
-  const std::vector<int> kl = j.keys_left, kr = j.keys_right;
+  const std::vector<int> kl = j.join().keys_left, kr = j.join().keys_right;
   int nl = l, nr = r;
   if (variant == 0) nl = add_node(p, make_bcast(l));
   else if (variant == 1) nr = add_node(p, make_bcast(r));
@@ -178,7 +178,7 @@ bool join_variant(IaPlan& p, int at, int variant) {
 // its destination site is dropped.
 bool drop_idle_shuffle(IaPlan& p, int at) {
   const IaNode& n = p.node(at);
-  if (n.kind != Kind::Shuffle || n.predicted_floats != 0 || p.node(input(p, at)).dist.everywhere) return false;
+  if (n.kind() != Kind::Shuffle || n.predicted_floats != 0 || p.node(input(p, at)).dist.everywhere) return false;
   if (p.node(input(p, at)).scattered) return false;
   redirect(p, at, input(p, at));
   return true;

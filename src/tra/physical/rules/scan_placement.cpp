@@ -24,18 +24,19 @@ bool same_sites(const Placement& a, const Shape& a_site_grid, const Placement& b
 
 bool read_in_place(IaPlan& p, int at, Kind movement, Placement where, const std::string& how) {
   const IaNode& n = p.node(at);
-  if (n.kind != movement || p.node(n.inputs[0]).kind != Kind::Scan) return false;
+  if (n.kind() != movement || p.node(n.inputs[0]).kind() != Kind::Scan) return false;
   // Read where it is read already: the shuffle moves nothing, and a second
   // read of the same tuples on the same sites would only cost its time.
   const IaNode& in = p.node(n.inputs[0]);
-  if (same_sites(in.placement, in.site_grid, where, n.site_grid, p.nsites)) {
+  const Shape site_grid = n.kind() == Kind::Shuffle ? n.site_grid() : Shape{};
+  if (same_sites(in.placement(), in.site_grid(), where, site_grid, p.nsites)) {
     redirect(p, at, n.inputs[0]);
     return true;
   }
   IaNode scan = p.node(n.inputs[0]);
-  scan.placement = std::move(where);
-  scan.site_grid = n.site_grid;
-  scan.detail = scan.source ? scan.detail.substr(0, scan.detail.find(',')) + ", " + how : scan.detail;
+  scan.placement() = std::move(where);
+  scan.site_grid() = site_grid;
+  scan.detail = scan.scan().source ? scan.detail.substr(0, scan.detail.find(',')) + ", " + how : scan.detail;
   const int ns = add_node(p, std::move(scan));
   redirect(p, at, ns);
   return true;
@@ -43,7 +44,7 @@ bool read_in_place(IaPlan& p, int at, Kind movement, Placement where, const std:
 
 // Shuf(d)(Scan(R)) ≡ Scan(R) read on Part<d>.
 bool scan_part(IaPlan& p, int at) {
-  const Placement where = p.node(at).placement;
+  const Placement where = p.node(at).placement();
   return read_in_place(p, at, Kind::Shuffle, where, "read on " + where.str());
 }
 
@@ -59,26 +60,26 @@ bool scan_all(IaPlan& p, int at) { return read_in_place(p, at, Kind::Bcast, Plac
 // 0 and 1, and a 2x2 grid wants them on 0 and 2).
 bool scan_face(IaPlan& p, int at) {
   const IaNode& sh = p.node(at);
-  if (sh.kind != Kind::Shuffle || sh.placement.kind != Placement::Kind::Part) return false;
+  if (sh.kind() != Kind::Shuffle || sh.placement().kind != Placement::Kind::Part) return false;
   const int rep = sh.inputs[0];
-  if (p.node(rep).kind != Kind::LocalMap || !p.node(rep).replica) return false;
+  if (!p.node(rep).is_replica()) return false;
   const int scan = p.node(rep).inputs[0];
-  if (p.node(scan).kind != Kind::Scan) return false;
+  if (p.node(scan).kind() != Kind::Scan) return false;
   const int arity = p.node(scan).type.key_arity();
-  const ProcGrid grid = sh.placement.grid_for(sh.site_grid, p.nsites);
-  const std::vector<Index> strides = sh.placement.strides.empty() ? row_major_strides(grid) : sh.placement.strides;
+  const ProcGrid grid = sh.placement().grid_for(sh.site_grid(), p.nsites);
+  const std::vector<Index> strides = sh.placement().strides.empty() ? row_major_strides(grid) : sh.placement().strides;
   Placement face;
-  for (size_t t = 0; t < sh.placement.dims.size(); ++t) {
-    if (sh.placement.dims[t] >= arity) continue;  // a dimension the replication added
-    face.dims.push_back(sh.placement.dims[t]);
+  for (size_t t = 0; t < sh.placement().dims.size(); ++t) {
+    if (sh.placement().dims[t] >= arity) continue;  // a dimension the replication added
+    face.dims.push_back(sh.placement().dims[t]);
     face.grid.push_back(grid[t]);
     face.strides.push_back(strides[t]);
   }
-  if (face.dims.empty() || same_sites(p.node(scan).placement, p.node(scan).site_grid, face, {}, p.nsites)) return false;
+  if (face.dims.empty() || same_sites(p.node(scan).placement(), p.node(scan).site_grid(), face, {}, p.nsites)) return false;
   IaNode read = p.node(scan);
-  read.placement = face;
-  read.site_grid = read.type.frontier;
-  read.detail = read.source ? read.detail.substr(0, read.detail.find(',')) + ", read on the face of " + grid_str(grid) : read.detail;
+  read.placement() = face;
+  read.site_grid() = read.type.frontier;
+  read.detail = read.scan().source ? read.detail.substr(0, read.detail.find(',')) + ", read on the face of " + grid_str(grid) : read.detail;
   // Every reader of the input reads it there (an output that writes the
   // input too: one read, not two).
   const int ns = add_node(p, std::move(read));

@@ -38,7 +38,7 @@ void Held::edited(const Trial& t) {
   for (int i : order) {  // inputs first
     auto& level = levels_above[static_cast<size_t>(i)];
     for (int j : plan.node(i).inputs) level = std::min(level, levels_above[static_cast<size_t>(j)] + 1);
-    if (level < kFar) no_match[static_cast<size_t>(i)] = rules_not_at(plan.node(i).kind);
+    if (level < kFar) no_match[static_cast<size_t>(i)] = rules_not_at(plan.node(i).kind());
   }
 }
 

@@ -107,7 +107,7 @@ struct Held {
 
   Held(IaPlan normalized, PlanCost c) : plan(std::move(normalized)), cost(std::move(c)), order(plan.nodes.size()), no_match(plan.nodes.size(), 0) {
     std::iota(order.begin(), order.end(), 0);
-    for (size_t i = 0; i < plan.nodes.size(); ++i) no_match[i] = rules_not_at(plan.nodes[i].kind);
+    for (size_t i = 0; i < plan.nodes.size(); ++i) no_match[i] = rules_not_at(plan.nodes[i].kind());
   }
 
   // After trial `t` was kept: what was learnt is forgotten for the nodes
