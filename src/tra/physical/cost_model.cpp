@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "tra/model/workflow.hpp"
+#include "tra/physical/ops/ops.hpp"
 
 namespace tra::physical {
 
@@ -24,20 +24,16 @@ std::string PlanCost::str() const {
 
 namespace {
 
-// `gemm_folds`: a LocalAgg whose members a GEMM adds in place as it makes
-// them (folds_in_gemm): only a composed map is left to run.
+// Each kind's estimate lives with the kind (ops/); `gemm_folds`: a LocalAgg
+// whose members a GEMM adds in place as it makes them (folds_in_gemm).
 double node_seconds(const IaNode& n, const Rates& r, bool gemm_folds) {
-  constexpr double kBytes = sizeof(Scalar);
   switch (n.kind()) {
-    case IaNode::Kind::Scan:
-      if (n.scan().source && std::holds_alternative<model::Hdf5Source>(n.scan().source->source))
-        return static_cast<double>(n.site_floats_in) * kBytes / r.hdf5_read_bytes;
-      return static_cast<double>(n.site_floats_in) / r.generate_floats;
-    case IaNode::Kind::Bcast: return r.latency + static_cast<double>(n.site_floats_in) * kBytes / r.bcast_bytes;
-    case IaNode::Kind::Shuffle: return r.latency + static_cast<double>(n.site_floats_in) * kBytes / r.shuffle_bytes;
-    case IaNode::Kind::LocalJoin: return n.site_flops / (n.join().gemm ? r.gemm_flops : r.loop_flops);
-    case IaNode::Kind::LocalAgg: return (gemm_folds ? n.site_flops - n.site_fold_flops : n.site_flops) / r.loop_flops;
-    case IaNode::Kind::LocalMap: return n.site_flops / r.loop_flops;
+    case IaNode::Kind::Scan: return ops::scan_seconds(n, r);
+    case IaNode::Kind::Bcast:
+    case IaNode::Kind::Shuffle: return ops::movement_seconds(n, r);
+    case IaNode::Kind::LocalJoin: return ops::join_seconds(n, r);
+    case IaNode::Kind::LocalAgg: return ops::aggregate_seconds(n, r, gemm_folds);
+    case IaNode::Kind::LocalMap: return ops::map_seconds(n, r);
     case IaNode::Kind::LocalFilter: return 0;
   }
   return 0;

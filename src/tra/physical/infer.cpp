@@ -5,12 +5,10 @@
 #include <unordered_map>
 
 #include "tra/common/error.hpp"
-#include "tra/logical/tra_ops.hpp"
+#include "tra/physical/ops/ops.hpp"
 
 namespace tra::physical {
 namespace {
-
-constexpr int kEverySite = -1;
 
 Shape bounding_frontier(const Distribution& d, int arity) {
   Shape f(static_cast<size_t>(arity), 0);
@@ -19,34 +17,10 @@ Shape bounding_frontier(const Distribution& d, int arity) {
   return f;
 }
 
-// Tuples per site (everywhere: all of them on every site).
-std::vector<Index> per_site(const Distribution& d, int s) {
-  std::vector<Index> n(static_cast<size_t>(s), 0);
-  if (d.everywhere) {
-    std::fill(n.begin(), n.end(), d.tuples());
-    return n;
-  }
-  for (const auto& [k, site] : d.at) ++n[static_cast<size_t>(site)];
-  return n;
-}
-
-Index max_of(const std::vector<Index>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
-
-// The keys of d, sorted (a key on several sites as often); they point into d.
-std::vector<const Key*> sorted_keys(const Distribution& d) {
-  std::vector<const Key*> keys;
-  keys.reserve(d.at.size());
-  for (const auto& [k, site] : d.at) keys.push_back(&k);
-  std::sort(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a < *b; });
-  return keys;
-}
-
-// Each key of d once, sorted.
-std::vector<const Key*> distinct_keys(const Distribution& d) {
-  std::vector<const Key*> keys = sorted_keys(d);
-  keys.erase(std::unique(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a == *b; }), keys.end());
-  return keys;
-}
+using ops::distinct_keys;
+using ops::max_of;
+using ops::per_site;
+using ops::sorted_keys;
 
 // Scans and Shuffles place their tuples; inference completes their placement.
 bool places(const IaNode& n) { return n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::Shuffle; }
@@ -97,14 +71,15 @@ class Inference {
     n.flops = n.site_flops = n.site_fold_flops = 0;
     n.site_floats_in = 0;
     n.dist = {};
+    const ops::Context c{p_, s_};
     switch (n.kind()) {
-      case IaNode::Kind::Scan: scan(n); break;
-      case IaNode::Kind::Bcast: bcast(n); break;
-      case IaNode::Kind::Shuffle: shuffle(n); break;
-      case IaNode::Kind::LocalJoin: join(n); break;
-      case IaNode::Kind::LocalAgg: aggregate(n); break;
-      case IaNode::Kind::LocalFilter: filter(n); break;
-      case IaNode::Kind::LocalMap: map(n); break;
+      case IaNode::Kind::Scan: ops::infer_scan(n, c); break;
+      case IaNode::Kind::Bcast: ops::infer_bcast(n, c); break;
+      case IaNode::Kind::Shuffle: ops::infer_shuffle(n, c); break;
+      case IaNode::Kind::LocalJoin: ops::infer_join(n, c); break;
+      case IaNode::Kind::LocalAgg: ops::infer_aggregate(n, c); break;
+      case IaNode::Kind::LocalFilter: ops::infer_filter(n, c); break;
+      case IaNode::Kind::LocalMap: ops::infer_map(n, c); break;
     }
     const int arity = n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::LocalJoin || n.kind() == IaNode::Kind::LocalAgg ||
                               n.kind() == IaNode::Kind::LocalMap
@@ -143,179 +118,6 @@ class Inference {
   }
 
   const IaNode& in(const IaNode& n, size_t k = 0) const { return p_.node(n.inputs.at(k)); }
-  Index per(const IaNode& n) const { return volume(n.kind() == IaNode::Kind::Scan ? n.out_type.chunk_shape : in(n).type.chunk_shape); }
-
-  void scan(IaNode& n) {
-    const Shape& f = n.out_type.frontier;
-    n.dist.everywhere = n.placement().is_all();
-    if (n.site_grid().empty()) n.site_grid() = f;
-    fix_grid(n);
-    for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : n.placement().site_of(k, n.site_grid(), s_)); });
-    n.site_floats_in = max_of(per_site(n.dist, s_)) * volume(n.out_type.chunk_shape);
-  }
-
-  // A Part placement's processor grid, fixed the first time it is needed
-  // (like site_grid), so that every later inference and the executor place
-  // keys alike.
-  void fix_grid(IaNode& n) const {
-    if (n.placement().kind == Placement::Kind::Part && n.placement().grid.empty())
-      n.placement().grid = n.placement().grid_for(n.site_grid(), s_);
-  }
-
-  void bcast(IaNode& n) {
-    const IaNode& x = in(n);
-    if (x.dist.everywhere) n.invalid = "broadcasts a relation that is already on every site";
-    n.dist.everywhere = true;
-    for (const auto& [k, site] : x.dist.at) n.dist.at.emplace_back(k, kEverySite);
-    const Index f = per(n);
-    if (x.dist.everywhere) return;
-    n.predicted_floats = x.dist.tuples() * f * (s_ - 1);
-    n.paper_cost = static_cast<double>(x.dist.tuples() * f) * s_;
-    const std::vector<Index> own = per_site(x.dist, s_);
-    Index received = 0;
-    for (Index o : own) received = std::max(received, x.dist.tuples() - o);
-    n.site_floats_in = received * f;
-  }
-
-  void shuffle(IaNode& n) {
-    const IaNode& x = in(n);
-    if (n.site_grid().empty()) n.site_grid() = x.type.frontier;
-    fix_grid(n);
-    const Placement& p = n.placement();
-    const Index f = per(n);
-    std::vector<Index> sent(static_cast<size_t>(s_), 0), received(static_cast<size_t>(s_), 0);
-    for (const auto& [k, site] : x.dist.at) {
-      const int to = p.site_of(k, n.site_grid(), s_);
-      n.dist.at.emplace_back(k, to);  // from everywhere: each site keeps its own, nothing moves
-      if (!x.dist.everywhere && site != to) {
-        n.predicted_floats += f;
-        sent[static_cast<size_t>(site)] += f;
-        received[static_cast<size_t>(to)] += f;
-      }
-    }
-    n.paper_cost = static_cast<double>(x.dist.tuples() * f);
-    n.site_floats_in = std::max(max_of(sent), max_of(received));
-  }
-
-  void join(IaNode& n) {
-    const IaNode& l = in(n, 0);
-    const IaNode& r = in(n, 1);
-    const std::vector<int> right_rest = logical::complement(r.type.key_arity(), n.join().keys_right);
-    auto out_key = [&](const Key& lk, const Key& rk) {
-      Key k = lk;
-      for (int p : right_rest) k.push_back(rk[static_cast<size_t>(p)]);
-      return n.join().out_key(k);
-    };
-    // Right keys by (site, join-key projection); everywhere tuples are on
-    // site -1, which is slot 0.
-    std::vector<std::unordered_map<Key, std::vector<const Key*>, KeyHash>> right(static_cast<size_t>(s_) + 1);
-    for (const auto& [k, site] : r.dist.at) right[static_cast<size_t>((r.dist.everywhere ? kEverySite : site) + 1)][project(k, n.join().keys_right)].push_back(&k);
-    n.dist.everywhere = l.dist.everywhere && r.dist.everywhere;
-    for (const auto& [lk, lsite] : l.dist.at) {
-      const Key joined = project(lk, n.join().keys_left);
-      auto emit = [&](int rsite, int out_site) {
-        const auto& at_site = right[static_cast<size_t>(rsite + 1)];
-        auto m = at_site.find(joined);
-        if (m == at_site.end()) return;
-        for (const Key* rk : m->second) n.dist.at.emplace_back(out_key(lk, *rk), out_site);
-      };
-      if (l.dist.everywhere && r.dist.everywhere) emit(kEverySite, kEverySite);
-      else if (l.dist.everywhere)
-        for (int s = 0; s < s_; ++s) emit(s, s);
-      else if (r.dist.everywhere) emit(kEverySite, lsite);
-      else emit(lsite, lsite);
-    }
-    // Every pair of matching keys must meet exactly once.
-    bool co_located;
-    if (!l.scattered && !r.scattered) {
-      // Each key of either input is held once (or once everywhere), so no
-      // pair met twice: they all met if as many met as match.
-      std::unordered_map<Key, Index, KeyHash> right_count;
-      for (const auto& [k, site] : r.dist.at) ++right_count[project(k, n.join().keys_right)];
-      Index matching = 0;
-      for (const auto& [k, site] : l.dist.at) {
-        auto m = right_count.find(project(k, n.join().keys_left));
-        if (m != right_count.end()) matching += m->second;
-      }
-      co_located = matching == n.dist.tuples();
-    } else {
-      co_located = joined_exactly_once(n, l, r, out_key);
-    }
-    if (!co_located) n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
-    n.flops = n.join().call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s_ : 1);
-    n.site_flops = n.join().call_flops * static_cast<double>(max_of(per_site(n.dist, s_)));
-  }
-
-  // The output keys are those of the matching pairs of distinct keys, each as
-  // often (the general check, for inputs that hold a key more than once).
-  template <class OutKey>
-  static bool joined_exactly_once(const IaNode& n, const IaNode& l, const IaNode& r, const OutKey& out_key) {
-    std::vector<Key> expected;
-    {
-      std::unordered_map<Key, std::vector<const Key*>, KeyHash> rby;
-      for (const Key* k : distinct_keys(r.dist)) rby[project(*k, n.join().keys_right)].push_back(k);
-      for (const Key* lk : distinct_keys(l.dist)) {
-        auto m = rby.find(project(*lk, n.join().keys_left));
-        if (m != rby.end())
-          for (const Key* rk : m->second) expected.push_back(out_key(*lk, *rk));
-      }
-    }
-    std::sort(expected.begin(), expected.end());
-    const std::vector<const Key*> produced = sorted_keys(n.dist);
-    return std::equal(expected.begin(), expected.end(), produced.begin(), produced.end(), [](const Key& e, const Key* k) { return e == *k; });
-  }
-
-  void aggregate(IaNode& n) {
-    const IaNode& x = in(n);
-    n.dist.everywhere = x.dist.everywhere;
-    // The groups on each site (by key, then site) and their sizes.
-    std::vector<std::pair<Key, int>> member;
-    member.reserve(x.dist.at.size());
-    for (const auto& [k, site] : x.dist.at) member.emplace_back(project(k, n.agg().group_by), site);
-    std::sort(member.begin(), member.end());
-    std::vector<std::pair<std::pair<Key, int>, Index>> members;
-    for (auto& m : member)
-      if (!members.empty() && members.back().first == m) ++members.back().second;
-      else members.emplace_back(std::move(m), 1);
-    std::vector<Index> work(static_cast<size_t>(s_), 0);
-    const Index f = volume(n.out_type.chunk_shape);
-    for (const auto& [g, count] : members) {
-      n.dist.at.emplace_back(g.first, g.second);
-      if (g.second >= 0) work[static_cast<size_t>(g.second)] += (count - 1) * f;
-      else
-        for (auto& w : work) w += (count - 1) * f;
-    }
-    n.site_fold_flops = static_cast<double>(max_of(work));
-    // A map composed into the aggregation (R1-4) runs once per group.
-    for (const auto& [g, count] : members) {
-      if (g.second >= 0) work[static_cast<size_t>(g.second)] += static_cast<Index>(n.agg().call_flops);
-      else
-        for (auto& w : work) w += static_cast<Index>(n.agg().call_flops);
-    }
-    for (Index w : work) n.flops += static_cast<double>(w);
-    n.site_flops = static_cast<double>(max_of(work));
-  }
-
-  void filter(IaNode& n) {
-    const IaNode& x = in(n);
-    n.dist.everywhere = x.dist.everywhere;
-    for (const auto& [k, site] : x.dist.at)
-      if (n.filter().predicate.test(k)) n.dist.at.emplace_back(k, site);
-  }
-
-  void map(IaNode& n) {
-    const IaNode& x = in(n);
-    n.dist.everywhere = x.dist.everywhere;
-    for (const auto& [k, site] : x.dist.at) {
-      if (n.map().expand)
-        for (Key& o : expand_keys(*n.map().expand, k)) n.dist.at.emplace_back(std::move(o), site);
-      else n.dist.at.emplace_back(n.map().key_map(k), site);
-    }
-    const std::vector<Index> count = per_site(x.dist, s_);
-    n.flops = n.map().call_flops * static_cast<double>(x.dist.tuples()) * (x.dist.everywhere ? s_ : 1);
-    n.site_flops = n.map().call_flops * static_cast<double>(max_of(count));
-  }
-
   IaPlan& p_;
   int s_;
   const std::vector<int>& order_;

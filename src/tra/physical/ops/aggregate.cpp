@@ -1,0 +1,55 @@
+// ΣL(groupBy, aggOp): each site reduces the groups of the tuples it holds.
+#include <algorithm>
+
+#include "tra/physical/ops/ops.hpp"
+
+namespace tra::physical {
+
+bool operator==(const AggParams& a, const AggParams& b) {
+  return a.group_by == b.group_by && a.kernel == b.kernel && a.call_flops == b.call_flops && a.decomposable == b.decomposable;
+}
+
+namespace ops {
+
+void infer_aggregate(IaNode& n, const Context& c) {
+  const AggParams& p = n.agg();
+  const IaNode& x = c.in(n);
+  n.dist.everywhere = x.dist.everywhere;
+  // The groups on each site (by key, then site) and their sizes.
+  std::vector<std::pair<Key, int>> member;
+  member.reserve(x.dist.at.size());
+  for (const auto& [k, site] : x.dist.at) member.emplace_back(project(k, p.group_by), site);
+  std::sort(member.begin(), member.end());
+  std::vector<std::pair<std::pair<Key, int>, Index>> members;
+  for (auto& m : member)
+    if (!members.empty() && members.back().first == m) ++members.back().second;
+    else members.emplace_back(std::move(m), 1);
+  std::vector<Index> work(static_cast<size_t>(c.nsites), 0);
+  const Index f = volume(n.out_type.chunk_shape);
+  for (const auto& [g, count] : members) {
+    n.dist.at.emplace_back(g.first, g.second);
+    if (g.second >= 0) work[static_cast<size_t>(g.second)] += (count - 1) * f;
+    else
+      for (auto& w : work) w += (count - 1) * f;
+  }
+  n.site_fold_flops = static_cast<double>(max_of(work));
+  // A map composed into the aggregation (R1-4) runs once per group.
+  for (const auto& [g, count] : members) {
+    if (g.second >= 0) work[static_cast<size_t>(g.second)] += static_cast<Index>(p.call_flops);
+    else
+      for (auto& w : work) w += static_cast<Index>(p.call_flops);
+  }
+  for (Index w : work) n.flops += static_cast<double>(w);
+  n.site_flops = static_cast<double>(max_of(work));
+}
+
+// The busiest site's loop work; a fold its join's GEMM does (folds_in_gemm)
+// costs no pass of its own, only a composed map is left.
+double aggregate_seconds(const IaNode& n, const Rates& r, bool gemm_folds) {
+  return (gemm_folds ? n.site_flops - n.site_fold_flops : n.site_flops) / r.loop_flops;
+}
+
+std::string text(const AggParams& p) { return " by " + dims_list(p.group_by) + " " + p.kernel.text() + (p.decomposable ? " decomposable" : ""); }
+
+}  // namespace ops
+}  // namespace tra::physical

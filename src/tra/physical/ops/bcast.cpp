@@ -1,0 +1,37 @@
+// Bcast(R): every tuple to every site.
+#include <algorithm>
+
+#include "tra/physical/ops/ops.hpp"
+
+namespace tra::physical {
+
+bool operator==(const BcastParams&, const BcastParams&) { return true; }
+
+namespace ops {
+
+void infer_bcast(IaNode& n, const Context& c) {
+  const IaNode& x = c.in(n);
+  const int s = c.nsites;
+  if (x.dist.everywhere) n.invalid = "broadcasts a relation that is already on every site";
+  n.dist.everywhere = true;
+  for (const auto& [k, site] : x.dist.at) n.dist.at.emplace_back(k, kEverySite);
+  const Index f = volume(x.type.chunk_shape);
+  if (x.dist.everywhere) return;
+  n.predicted_floats = x.dist.tuples() * f * (s - 1);  // a site does not send to itself
+  n.paper_cost = static_cast<double>(x.dist.tuples() * f) * s;
+  const std::vector<Index> own = per_site(x.dist, s);
+  Index received = 0;
+  for (Index o : own) received = std::max(received, x.dist.tuples() - o);
+  n.site_floats_in = received * f;
+}
+
+// Both movements: a start-up latency and the busiest site's bytes.
+double movement_seconds(const IaNode& n, const Rates& r) {
+  const double bytes = static_cast<double>(n.site_floats_in) * sizeof(Scalar);
+  return r.latency + bytes / (n.kind() == IaNode::Kind::Bcast ? r.bcast_bytes : r.shuffle_bytes);
+}
+
+std::string text(const BcastParams&) { return ""; }
+
+}  // namespace ops
+}  // namespace tra::physical

@@ -1,0 +1,45 @@
+#include <algorithm>
+
+#include "tra/physical/ops/ops.hpp"
+
+namespace tra::physical::ops {
+
+std::vector<Index> per_site(const Distribution& d, int s) {
+  std::vector<Index> n(static_cast<size_t>(s), 0);
+  if (d.everywhere) {
+    std::fill(n.begin(), n.end(), d.tuples());
+    return n;
+  }
+  for (const auto& [k, site] : d.at) ++n[static_cast<size_t>(site)];
+  return n;
+}
+
+Index max_of(const std::vector<Index>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
+std::vector<const Key*> sorted_keys(const Distribution& d) {
+  std::vector<const Key*> keys;
+  keys.reserve(d.at.size());
+  for (const auto& [k, site] : d.at) keys.push_back(&k);
+  std::sort(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a < *b; });
+  return keys;
+}
+
+std::vector<const Key*> distinct_keys(const Distribution& d) {
+  std::vector<const Key*> keys = sorted_keys(d);
+  keys.erase(std::unique(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a == *b; }), keys.end());
+  return keys;
+}
+
+void fix_grid(Placement& placement, const Shape& site_grid, int nsites) {
+  if (placement.kind == Placement::Kind::Part && placement.grid.empty()) placement.grid = placement.grid_for(site_grid, nsites);
+}
+
+std::string dims_list(const std::vector<int>& v) {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return "<" + s + ">";
+}
+
+std::string key_text(const KeyFn& f) { return f.identity() ? "idOp" : f.text(); }
+
+}  // namespace tra::physical::ops

@@ -1,0 +1,104 @@
+// ⋈L(keysL, keysR, projOp): each site joins the tuples it holds of both inputs.
+#include <algorithm>
+#include <unordered_map>
+
+#include "tra/logical/tra_ops.hpp"
+#include "tra/physical/ops/ops.hpp"
+
+namespace tra::physical {
+
+bool operator==(const JoinParams& a, const JoinParams& b) {
+  return a.keys_left == b.keys_left && a.keys_right == b.keys_right && a.kernel == b.kernel && a.call_flops == b.call_flops && a.gemm == b.gemm &&
+         a.out_key == b.out_key && a.has_base == b.has_base && a.base_keys_left == b.base_keys_left && a.base_keys_right == b.base_keys_right &&
+         a.base_out_key == b.base_out_key;
+}
+
+namespace ops {
+namespace {
+
+// The output keys are those of the matching pairs of distinct keys, each as
+// often (the general check, for inputs that hold a key more than once).
+template <class OutKey>
+bool joined_exactly_once(const IaNode& n, const IaNode& l, const IaNode& r, const OutKey& out_key) {
+  const JoinParams& p = n.join();
+  std::vector<Key> expected;
+  {
+    std::unordered_map<Key, std::vector<const Key*>, KeyHash> rby;
+    for (const Key* k : distinct_keys(r.dist)) rby[project(*k, p.keys_right)].push_back(k);
+    for (const Key* lk : distinct_keys(l.dist)) {
+      auto m = rby.find(project(*lk, p.keys_left));
+      if (m != rby.end())
+        for (const Key* rk : m->second) expected.push_back(out_key(*lk, *rk));
+    }
+  }
+  std::sort(expected.begin(), expected.end());
+  const std::vector<const Key*> produced = sorted_keys(n.dist);
+  return std::equal(expected.begin(), expected.end(), produced.begin(), produced.end(), [](const Key& e, const Key* k) { return e == *k; });
+}
+
+}  // namespace
+
+void infer_join(IaNode& n, const Context& c) {
+  const JoinParams& p = n.join();
+  const IaNode& l = c.in(n, 0);
+  const IaNode& r = c.in(n, 1);
+  const int s = c.nsites;
+  const std::vector<int> right_rest = logical::complement(r.type.key_arity(), p.keys_right);
+  auto out_key = [&](const Key& lk, const Key& rk) {
+    Key k = lk;
+    for (int d : right_rest) k.push_back(rk[static_cast<size_t>(d)]);
+    return p.out_key(k);
+  };
+  // Right keys by (site, join-key projection); everywhere tuples are on
+  // site -1, which is slot 0.
+  std::vector<std::unordered_map<Key, std::vector<const Key*>, KeyHash>> right(static_cast<size_t>(s) + 1);
+  for (const auto& [k, site] : r.dist.at) right[static_cast<size_t>((r.dist.everywhere ? kEverySite : site) + 1)][project(k, p.keys_right)].push_back(&k);
+  n.dist.everywhere = l.dist.everywhere && r.dist.everywhere;
+  for (const auto& [lk, lsite] : l.dist.at) {
+    const Key joined = project(lk, p.keys_left);
+    auto emit = [&](int rsite, int out_site) {
+      const auto& at_site = right[static_cast<size_t>(rsite + 1)];
+      auto m = at_site.find(joined);
+      if (m == at_site.end()) return;
+      for (const Key* rk : m->second) n.dist.at.emplace_back(out_key(lk, *rk), out_site);
+    };
+    if (l.dist.everywhere && r.dist.everywhere) emit(kEverySite, kEverySite);
+    else if (l.dist.everywhere)
+      for (int site = 0; site < s; ++site) emit(site, site);
+    else if (r.dist.everywhere) emit(kEverySite, lsite);
+    else emit(lsite, lsite);
+  }
+  // Every pair of matching keys must meet exactly once.
+  bool co_located;
+  if (!l.scattered && !r.scattered) {
+    // Each key of either input is held once (or once everywhere), so no
+    // pair met twice: they all met if as many met as match.
+    std::unordered_map<Key, Index, KeyHash> right_count;
+    for (const auto& [k, site] : r.dist.at) ++right_count[project(k, p.keys_right)];
+    Index matching = 0;
+    for (const auto& [k, site] : l.dist.at) {
+      auto m = right_count.find(project(k, p.keys_left));
+      if (m != right_count.end()) matching += m->second;
+    }
+    co_located = matching == n.dist.tuples();
+  } else {
+    co_located = joined_exactly_once(n, l, r, out_key);
+  }
+  if (!co_located) n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
+  n.flops = p.call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s : 1);
+  n.site_flops = p.call_flops * static_cast<double>(max_of(per_site(n.dist, s)));
+}
+
+// The busiest site's kernel work, at the GEMM or the loop rate.
+double join_seconds(const IaNode& n, const Rates& r) { return n.site_flops / (n.join().gemm ? r.gemm_flops : r.loop_flops); }
+
+std::string text(const JoinParams& p) {
+  std::string s = " keys " + dims_list(p.keys_left) + "=" + dims_list(p.keys_right) + " kernel " + (p.kernel.call.kernel ? p.kernel.call.text() : "?") +
+                  (p.kernel.zip ? " zipped" : "") + (p.kernel.then.identity() ? "" : " then " + p.kernel.then.text()) + " out " + key_text(p.out_key) +
+                  (p.gemm ? " gemm" : "");
+  if (p.has_base) s += " base " + dims_list(p.base_keys_left) + "=" + dims_list(p.base_keys_right) + " out " + key_text(p.base_out_key);
+  return s;
+}
+
+}  // namespace ops
+}  // namespace tra::physical

@@ -1,0 +1,48 @@
+// λL(keyMapFunc, arrayMapFunc), one tuple to one; or one tuple to `arity`
+// (re-chunking, tiling, a join strategy's replication).
+#include "tra/physical/ops/ops.hpp"
+
+namespace tra::physical {
+
+bool operator==(const MapParams& a, const MapParams& b) {
+  return a.key_map == b.key_map && a.array_map == b.array_map && a.call_flops == b.call_flops && a.expand == b.expand && a.arity == b.arity &&
+         a.replica == b.replica;
+}
+
+namespace ops {
+
+void infer_map(IaNode& n, const Context& c) {
+  const MapParams& p = n.map();
+  const IaNode& x = c.in(n);
+  n.dist.everywhere = x.dist.everywhere;
+  for (const auto& [k, site] : x.dist.at) {
+    if (p.expand)
+      for (Key& o : expand_keys(*p.expand, k)) n.dist.at.emplace_back(std::move(o), site);
+    else n.dist.at.emplace_back(p.key_map(k), site);
+  }
+  const std::vector<Index> count = per_site(x.dist, c.nsites);
+  n.flops = p.call_flops * static_cast<double>(x.dist.tuples()) * (x.dist.everywhere ? c.nsites : 1);
+  n.site_flops = p.call_flops * static_cast<double>(max_of(count));
+}
+
+double map_seconds(const IaNode& n, const Rates& r) { return n.site_flops / r.loop_flops; }
+
+namespace {
+
+std::string expansion_text(const Expansion& e) {
+  if (const auto* r = std::get_if<Retile>(&e)) return "retile split " + shape_string(r->split) + " group " + shape_string(r->group) + " piece " + shape_string(r->piece);
+  if (const auto* t = std::get_if<TileKeys>(&e)) return "tile dim " + std::to_string(t->dim) + " size " + std::to_string(t->size) + " pieces " + std::to_string(t->pieces);
+  if (const auto* c = std::get_if<Replicate>(&e)) return "replicate " + shape_string(c->coords);
+  const Spread& s = std::get<Spread>(e);
+  return "spread " + shape_string(s.coords) + " below " + shape_string(s.extents) + " from " + std::to_string(s.first);
+}
+
+}  // namespace
+
+std::string text(const MapParams& p) {
+  if (p.expand) return " " + expansion_text(*p.expand) + " x" + std::to_string(p.arity) + (p.replica ? " replica" : "");
+  return " " + key_text(p.key_map) + ", " + (p.array_map.identity() ? "idOp" : p.array_map.text());
+}
+
+}  // namespace ops
+}  // namespace tra::physical

@@ -1,0 +1,49 @@
+// Scan(R): an input read (or generated) where its placement says, Part<dims>
+// on a processor grid or All (on every site).
+#include "tra/physical/ops/ops.hpp"
+
+namespace tra::physical {
+
+bool operator==(const ScanParams& a, const ScanParams& b) {
+  return a.source.has_value() == b.source.has_value() && (!a.source || a.source->same_data(*b.source)) && a.placement.same_as(b.placement) &&
+         a.site_grid == b.site_grid;
+}
+
+namespace ops {
+
+void infer_scan(IaNode& n, const Context& c) {
+  ScanParams& p = n.scan();
+  const Shape& f = n.out_type.frontier;
+  n.dist.everywhere = p.placement.is_all();
+  if (p.site_grid.empty()) p.site_grid = f;
+  fix_grid(p.placement, p.site_grid, c.nsites);
+  for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : p.placement.site_of(k, p.site_grid, c.nsites)); });
+  n.site_floats_in = max_of(per_site(n.dist, c.nsites)) * volume(n.out_type.chunk_shape);
+}
+
+// The busiest site's reads, at the HDF5 or the generator rate.
+double scan_seconds(const IaNode& n, const Rates& r) {
+  const auto& source = n.scan().source;
+  if (source && std::holds_alternative<model::Hdf5Source>(source->source))
+    return static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.hdf5_read_bytes;
+  return static_cast<double>(n.site_floats_in) / r.generate_floats;
+}
+
+namespace {
+
+std::string source_text(const model::TensorDecl& t) {
+  std::string s = shape_string(t.shape) + (t.chunk ? " chunk " + shape_string(*t.chunk) : "") + " from ";
+  if (const auto* g = std::get_if<model::Generator>(&t.source)) return s + g->str();
+  const auto& h = std::get<model::Hdf5Source>(t.source);
+  return s + h.file + ":" + h.dataset;
+}
+
+}  // namespace
+
+std::string text(const ScanParams& p) {
+  return " " + (p.source ? p.source->name + " " + source_text(*p.source) : std::string("?")) + " on " + p.placement.str() + " grid " +
+         shape_string(p.site_grid);
+}
+
+}  // namespace ops
+}  // namespace tra::physical
