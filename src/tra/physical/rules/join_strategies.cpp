@@ -334,9 +334,15 @@ std::vector<int> partial_aggregations(const IaPlan& p, const std::vector<int>& o
         for (int x : p.node(i).inputs) users[static_cast<size_t>(x)].push_back(i);
     }
     // The first phase of a two-phase aggregation is meant to be partial: it
-    // feeds only the shuffle to its second phase.
+    // feeds only the shuffle to its second phase, the same aggregation. (A
+    // shuffle that takes its partial results to a join instead, a strategy's
+    // co-partitioning, leaves them uncombined.)
     bool first_phase = std::find(p.roots.begin(), p.roots.end(), a) == p.roots.end();
-    for (int u : users[static_cast<size_t>(a)]) first_phase = first_phase && p.node(u).kind() == Kind::Shuffle;
+    for (int u : users[static_cast<size_t>(a)]) {
+      first_phase = first_phase && p.node(u).kind() == Kind::Shuffle;
+      for (int v : first_phase ? users[static_cast<size_t>(u)] : std::vector<int>{})
+        first_phase = first_phase && p.node(v).kind() == Kind::LocalAgg && p.node(v).tra_node == n.tra_node;
+    }
     if (!first_phase) partial.push_back(a);
   }
   return partial;
