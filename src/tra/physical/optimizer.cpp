@@ -66,12 +66,8 @@ int simple_rules(SearchState& st) {
 
 // Phases "strategies" and "strategies-again": join by join, every placement
 // strategy is tried on the held plan and taken back; the winner is applied
-// again (the search is deterministic). The later passes let an early choice
-// react to the later ones; they repeat (three at most) while a join changes,
-// since a change may be what makes another join's better plan show (the
-// square chain on 2 ranks: DE keeps D in place only once CDE keeps C in
-// place, which CDE does only after DE moved). Returns the joins whose plan a
-// strategy changed.
+// again (the search is deterministic). The second pass lets an early choice
+// react to the later ones. Returns the joins whose plan a strategy changed.
 int join_strategies_pass(SearchState& st, int pass) {
   const OptimizerOptions& options = st.options;
   const Search& search = st.search;
@@ -161,15 +157,7 @@ struct Phase {
 const Phase kPhases[] = {
     {"rules", "simple rules (Table 2, R2-6 aside) to a fixed point", simple_rules},
     {"strategies", "join strategies, join by join", [](SearchState& st) { return join_strategies_pass(st, 0); }},
-    {"strategies-again", "join strategies again, in the context of the later choices", [](SearchState& st) {
-       int changed = 0;
-       for (int round = 0; round < 3; ++round) {
-         const int c = join_strategies_pass(st, 1);
-         changed += c;
-         if (c == 0) break;
-       }
-       return changed;
-     }},
+    {"strategies-again", "join strategies again, in the context of the later choices", [](SearchState& st) { return join_strategies_pass(st, 1); }},
 };
 
 }  // namespace
