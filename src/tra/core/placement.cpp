@@ -20,6 +20,14 @@ ProcGrid Placement::grid_for(const Shape& frontier, int nsites) const {
   return processor_grid(extents, nsites);
 }
 
+std::vector<Index> Placement::strides_for(const ProcGrid& g) const { return strides.empty() ? row_major_strides(g) : strides; }
+
+bool Placement::same_sites(const Placement& o, const Shape& frontier, const Shape& o_frontier, int nsites) const {
+  if (kind != Kind::Part || o.kind != Kind::Part || dims != o.dims) return false;
+  const ProcGrid g = grid_for(frontier, nsites), og = o.grid_for(o_frontier, nsites);
+  return g == og && strides_for(g) == o.strides_for(og);
+}
+
 int Placement::site_of(const Key& key, const Shape& frontier, int nsites) const {
   switch (kind) {
     case Kind::Part:

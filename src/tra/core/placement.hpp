@@ -38,6 +38,16 @@ struct Placement {
   int site_of(const Key& key, const Shape& frontier, int nsites) const;
   // The grid Part placement uses for these extents (the given one, or the default).
   ProcGrid grid_for(const Shape& frontier, int nsites) const;
+  // Part: the default grid made the given one, the first time a plan needs
+  // it, so that every later inference and the executor place keys alike.
+  void fix_grid(const Shape& frontier, int nsites) {
+    if (kind == Kind::Part && grid.empty()) grid = grid_for(frontier, nsites);
+  }
+  // The strides it numbers the sites of `grid` with (the given ones, or row-major).
+  std::vector<Index> strides_for(const ProcGrid& grid) const;
+  // Both Part, and every key on the same site under both: the same dims on
+  // the same grid and strides, given or by default (each for its extents).
+  bool same_sites(const Placement& o, const Shape& frontier, const Shape& o_frontier, int nsites) const;
   bool is_all() const { return kind == Kind::All; }
   bool same_as(const Placement& o) const;
   std::string str() const;  // "All", "Part<0,2>", "Part<0,1,2> on 2x2x2", "Explicit"

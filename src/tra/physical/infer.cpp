@@ -17,11 +17,6 @@ Shape bounding_frontier(const Distribution& d, int arity) {
   return f;
 }
 
-using ops::distinct_keys;
-using ops::max_of;
-using ops::per_site;
-using ops::sorted_keys;
-
 // Scans and Shuffles place their tuples; inference completes their placement.
 bool places(const IaNode& n) { return n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::Shuffle; }
 
@@ -93,7 +88,7 @@ class Inference {
     // leaves them so.
     const bool keeps_keys_apart = (n.kind() == IaNode::Kind::LocalFilter || n.kind() == IaNode::Kind::Shuffle) && !in(n).scattered;
     if (!n.dist.everywhere && !keeps_keys_apart) {
-      const std::vector<const Key*> keys = sorted_keys(n.dist);
+      const std::vector<const Key*> keys = ops::sorted_keys(n.dist);
       n.scattered = std::adjacent_find(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a == *b; }) != keys.end();
     }
     for (int i : n.inputs) {

@@ -30,10 +30,6 @@ std::vector<const Key*> distinct_keys(const Distribution& d) {
   return keys;
 }
 
-void fix_grid(Placement& placement, const Shape& site_grid, int nsites) {
-  if (placement.kind == Placement::Kind::Part && placement.grid.empty()) placement.grid = placement.grid_for(site_grid, nsites);
-}
-
 std::string dims_list(const std::vector<int>& v) {
   std::string s;
   for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);

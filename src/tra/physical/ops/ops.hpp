@@ -27,9 +27,6 @@ std::vector<Index> per_site(const Distribution& d, int s);  // tuples per site (
 Index max_of(const std::vector<Index>& v);
 std::vector<const Key*> sorted_keys(const Distribution& d);    // a key on several sites as often; pointing into d
 std::vector<const Key*> distinct_keys(const Distribution& d);  // each key once, sorted
-// A Part placement's processor grid, fixed the first time it is needed (like
-// the site grid), so that every later inference and the executor place keys alike.
-void fix_grid(Placement& placement, const Shape& site_grid, int nsites);
 std::string dims_list(const std::vector<int>& v);  // "<0,2>"
 std::string key_text(const KeyFn& f);              // "idOp" or its steps
 

@@ -16,7 +16,7 @@ void infer_scan(IaNode& n, const Context& c) {
   const Shape& f = n.out_type.frontier;
   n.dist.everywhere = p.placement.is_all();
   if (p.site_grid.empty()) p.site_grid = f;
-  fix_grid(p.placement, p.site_grid, c.nsites);
+  p.placement.fix_grid(p.site_grid, c.nsites);
   for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : p.placement.site_of(k, p.site_grid, c.nsites)); });
   n.site_floats_in = max_of(per_site(n.dist, c.nsites)) * volume(n.out_type.chunk_shape);
 }

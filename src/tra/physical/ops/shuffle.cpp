@@ -14,7 +14,7 @@ void infer_shuffle(IaNode& n, const Context& c) {
   ShuffleParams& p = n.shuffle();
   const int s = c.nsites;
   if (p.site_grid.empty()) p.site_grid = x.type.frontier;
-  fix_grid(p.placement, p.site_grid, s);
+  p.placement.fix_grid(p.site_grid, s);
   const Index f = volume(x.type.chunk_shape);
   std::vector<Index> sent(static_cast<size_t>(s), 0), received(static_cast<size_t>(s), 0);
   for (const auto& [k, site] : x.dist.at) {

@@ -12,16 +12,6 @@ namespace {
 
 using Kind = IaNode::Kind;
 
-// Part placements that put every key on the same site: the same dimensions
-// on the same grid with the same strides, given or by default.
-bool same_sites(const Placement& a, const Shape& a_site_grid, const Placement& b, const Shape& b_site_grid, int nsites) {
-  if (a.kind != Placement::Kind::Part || b.kind != Placement::Kind::Part || a.dims != b.dims) return false;
-  const ProcGrid ga = a.grid_for(a_site_grid, nsites), gb = b.grid_for(b_site_grid, nsites);
-  const std::vector<Index> sa = a.strides.empty() ? row_major_strides(ga) : a.strides;
-  const std::vector<Index> sb = b.strides.empty() ? row_major_strides(gb) : b.strides;
-  return ga == gb && sa == sb;
-}
-
 bool read_in_place(IaPlan& p, int at, Kind movement, Placement where, const std::string& how) {
   const IaNode& n = p.node(at);
   if (n.kind() != movement || p.node(n.inputs[0]).kind() != Kind::Scan) return false;
@@ -29,7 +19,7 @@ bool read_in_place(IaPlan& p, int at, Kind movement, Placement where, const std:
   // read of the same tuples on the same sites would only cost its time.
   const IaNode& in = p.node(n.inputs[0]);
   const Shape site_grid = n.kind() == Kind::Shuffle ? n.site_grid() : Shape{};
-  if (same_sites(in.placement(), in.site_grid(), where, site_grid, p.nsites)) {
+  if (in.placement().same_sites(where, in.site_grid(), site_grid, p.nsites)) {
     redirect(p, at, n.inputs[0]);
     return true;
   }
@@ -67,7 +57,7 @@ bool scan_face(IaPlan& p, int at) {
   if (p.node(scan).kind() != Kind::Scan) return false;
   const int arity = p.node(scan).type.key_arity();
   const ProcGrid grid = sh.placement().grid_for(sh.site_grid(), p.nsites);
-  const std::vector<Index> strides = sh.placement().strides.empty() ? row_major_strides(grid) : sh.placement().strides;
+  const std::vector<Index> strides = sh.placement().strides_for(grid);
   Placement face;
   for (size_t t = 0; t < sh.placement().dims.size(); ++t) {
     if (sh.placement().dims[t] >= arity) continue;  // a dimension the replication added
@@ -75,7 +65,7 @@ bool scan_face(IaPlan& p, int at) {
     face.grid.push_back(grid[t]);
     face.strides.push_back(strides[t]);
   }
-  if (face.dims.empty() || same_sites(p.node(scan).placement(), p.node(scan).site_grid(), face, {}, p.nsites)) return false;
+  if (face.dims.empty() || p.node(scan).placement().same_sites(face, p.node(scan).site_grid(), {}, p.nsites)) return false;
   IaNode read = p.node(scan);
   read.placement() = face;
   read.site_grid() = read.type.frontier;
