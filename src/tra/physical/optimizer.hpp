@@ -18,7 +18,7 @@
 namespace tra::physical {
 
 struct OptimizerOptions {
-  std::set<std::string> disabled;  // rule names (R1-1 … R2-7, scan-part, scan-all, scan-face) and strategy families (BMM, CMM, …)
+  std::set<std::string> disabled;  // rule names (R1-1 … R2-7, scan-part, scan-all, scan-face, shuffle-spread) and strategy families (BMM, CMM, …)
   std::string strategy = "auto";   // or a family every join with an aggregation must use: bmm, cmm, rmm, 2d, mixed
   Rates rates;
 };

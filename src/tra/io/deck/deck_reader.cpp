@@ -287,10 +287,10 @@ class DeckReader {
       if (d.IsScalar()) s.disable.emplace_back(d.as<std::string>(), text_loc(d));
       else if (d.IsSequence())
         for (const auto& x : d) {
-          if (!x.IsScalar()) fail(x, "'disable' lists rule names (R1-1 ... R2-7, scan-part, scan-all, scan-face) or strategy families (BMM, CMM, RMM, ...)");
+          if (!x.IsScalar()) fail(x, "'disable' lists rule names (R1-1 ... R2-7, scan-part, scan-all, scan-face, shuffle-spread) or strategy families (BMM, CMM, RMM, ...)");
           s.disable.emplace_back(x.as<std::string>(), text_loc(x));
         }
-      else fail(d, "'disable' lists rule names (R1-1 ... R2-7, scan-part, scan-all, scan-face) or strategy families (BMM, CMM, RMM, ...)");
+      else fail(d, "'disable' lists rule names (R1-1 ... R2-7, scan-part, scan-all, scan-face, shuffle-spread) or strategy families (BMM, CMM, RMM, ...)");
     }
     if (const YAML::Node st = o["strategy"]) {
       s.strategy = scalar(o, "strategy", "optimizer");

@@ -42,6 +42,8 @@ const std::vector<Rule>& kernel_composition_rules();
 const std::vector<Rule>& repartition_rules();
 // The initial placement of inputs is part of the plan (scan_placement.cpp).
 const std::vector<Rule>& scan_placement_rules();
+// Where a shuffle sends its groups is part of the plan too (shuffle_placement.cpp).
+const std::vector<Rule>& shuffle_placement_rules();
 
 // All of them in the order the optimizer tries them.
 std::vector<const Rule*> all_rules();
