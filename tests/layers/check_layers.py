@@ -6,7 +6,7 @@ a lower layer. Exits 1 naming each offending file:line, 0 when none.
   0 common
   1 core, einsum
   2 model (the workflow a deck describes), kernels, comm
-  3 io (reads decks and data into the model), decomp
+  3 io (reads decks and data into the model), decomp, autodiff (the gradient pass, model to model)
   4 logical
   5 physical
   6 exec
@@ -20,7 +20,7 @@ LAYERS = {
     "common": 0,
     "core": 1, "einsum": 1,
     "model": 2, "kernels": 2, "comm": 2,
-    "io": 3, "decomp": 3,
+    "io": 3, "decomp": 3, "autodiff": 3,
     "logical": 4,
     "physical": 5,
     "exec": 6,

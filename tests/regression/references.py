@@ -161,6 +161,37 @@ def ffnn(out, inputs):
     return [(p, "/P", probs, e_probs + 1e-300)]
 
 
+def ffnn_gradients(out, inputs):
+    """The loss and the parameters' gradients, by PyTorch's autograd in float64."""
+    import torch
+    p = os.path.join(out, "ffnn_gradients.h5")
+    x, t, w1, b1, w2, b2 = (read(p, "/inputs/" + n) for n in ("X", "T", "W1", "b1", "W2", "b2"))
+    batch = x.shape[0]
+    as_t = lambda a, grad=False: torch.tensor(a, dtype=torch.float64, requires_grad=grad)
+    W1, B1, W2, B2 = (as_t(a, True) for a in (w1, b1, w2, b2))
+    h = torch.relu(as_t(x) @ W1 + B1)
+    probs = torch.softmax(h @ W2 + B2, dim=1)
+    loss = (-as_t(t) * torch.log(probs)).sum() / batch
+    loss.backward()
+    h, probs = h.detach().numpy(), probs.detach().numpy()
+    # Every gradient is a chain of reductions over the batch, the hidden
+    # units, the labels and the features; each rounds within (its length) eps
+    # of the same products taken on magnitudes. The logits' gradient
+    # P (P.grad - sum P.grad P) = (P - T) / batch cancels, so its magnitude is
+    # that of its terms, (|T| + P sum|T|) / batch, not of its value.
+    k = sum(x.shape) + sum(w1.shape) + w2.shape[1]
+    ds = (np.abs(t) + probs * np.abs(t).sum(axis=1, keepdims=True)) / batch
+    dh = ds @ np.abs(w2).T
+    tol = lambda m: 4 * k * EPS * m + 1e-300
+    return [
+        (p, "/L", np.array(loss.item()), tol(np.abs(t * np.log(probs)).sum() / batch)),
+        (p, "/grad/W2", W2.grad.numpy(), tol(h.T @ ds)),
+        (p, "/grad/b2", B2.grad.numpy(), tol(ds.sum(axis=0))),
+        (p, "/grad/W1", W1.grad.numpy(), tol(np.abs(x).T @ dh)),
+        (p, "/grad/b1", B1.grad.numpy(), tol(dh.sum(axis=0))),
+    ]
+
+
 REFERENCES = {
     "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
@@ -178,4 +209,5 @@ REFERENCES = {
     "chain_square.yaml": chain_square,
     "chain_skewed.yaml": chain_skewed,
     "ffnn.yaml": ffnn,
+    "ffnn_gradients.yaml": ffnn_gradients,
 }

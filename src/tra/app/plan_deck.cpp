@@ -5,6 +5,7 @@
 #include <sstream>
 #include <variant>
 
+#include "tra/autodiff/gradients.hpp"
 #include "tra/common/error.hpp"
 #include "tra/decomp/partitioners.hpp"
 #include "tra/physical/compile.hpp"
@@ -79,6 +80,9 @@ LabelingCandidate candidate(const std::string& partitioner, const physical::Opti
 // labeling moves a third of SQRT's floats and is estimated 0.03% slower.
 constexpr double kSameTime = 0.01;
 
+// plan_deck on a workflow whose gradients, if any, are in its graph.
+PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options);
+
 }  // namespace
 
 // Between estimates within kSameTime, fewer floats moved or read again (on a
@@ -97,8 +101,24 @@ bool preferred(const LabelingCandidate& a, const LabelingCandidate& b) {
 
 LabelingCandidate chosen_candidate(const PlannedDeck& p) { return candidate("chosen", p.optimized); }
 
-PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
+PlannedDeck plan_deck(const model::Workflow& deck, int nranks, const physical::OptimizerOptions& options) {
+  PlannedDeck best = plan_labelings(deck.train ? autodiff::with_gradients(deck).workflow : deck, nranks, options);
+  best.deck_statements = deck.graph.size();
+  return best;
+}
+
+std::string gradients_text(const PlannedDeck& p) {
+  std::string out;
+  for (std::size_t i = p.deck_statements; i < p.workflow.graph.size(); ++i)
+    if (const auto* e = std::get_if<einsum::EinSum>(&p.workflow.graph[i])) out += "  " + e->text + "\n";
+  return out;
+}
+
+namespace {
+
+PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
   PlannedDeck best = optimized(logical::lower(wf, nranks), wf, nranks, options);
+  best.workflow = wf;
   const std::size_t free = free_statements(wf);
   if (wf.run.partitioner != Partitioner::EinDecomp || free == 0) return best;
   if (options.disabled.count(kBaselineLabelings)) {
@@ -130,6 +150,7 @@ PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::Opt
         c.chosen = true;
         chosen = candidates.size();
         best = std::move(p);
+        best.workflow = wf;
         best.lowering.decomposition.partitioner = "eindecomp, with " + c.partitioner + "'s d's (their IA plan is cheaper; see the check below)";
       }
     }
@@ -138,6 +159,8 @@ PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::Opt
   best.candidates = std::move(candidates);
   return best;
 }
+
+}  // namespace
 
 std::string candidates_text(const PlannedDeck& p) {
   std::ostringstream os;

@@ -1,6 +1,8 @@
 #pragma once
 // Deck → chosen IA plan: lowering (with the partitioner's d's), Table-1
-// compilation and plan search, for the outputs the deck writes.
+// compilation and plan search, for the outputs the deck writes. A training
+// deck (train:) is first given its backward graph (autodiff/), so that the
+// labeling and the plan search see forward and backward as one graph.
 //
 // Under the eindecomp partitioner the labeling is checked against the IA plan.
 // EinDecomp's §7 cost is an upper bound: it charges every kernel call for its
@@ -45,6 +47,8 @@ struct LabelingCandidate {
 bool preferred(const LabelingCandidate& a, const LabelingCandidate& b);
 
 struct PlannedDeck {
+  model::Workflow workflow;         // the deck's, with a training deck's gradient statements after its own
+  std::size_t deck_statements = 0;  // how many of workflow.graph the deck wrote
   logical::Lowering lowering;       // of the chosen labeling
   physical::Optimized optimized;    // its IA plan
   std::vector<int> output_nodes;    // wf.outputs[i] -> node of optimized.chosen
@@ -60,5 +64,8 @@ LabelingCandidate chosen_candidate(const PlannedDeck& p);
 
 // The candidates as --explain shows them under the partitioning.
 std::string candidates_text(const PlannedDeck& p);
+// The statements the gradient pass generated, one per line ("" for a deck
+// without train:).
+std::string gradients_text(const PlannedDeck& p);
 
 }  // namespace tra::app

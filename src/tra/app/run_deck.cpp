@@ -145,16 +145,16 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   for (const auto& t : wf.tensors)
     if (auto h = std::get_if<model::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
 
-  if (wf.outputs.empty()) {
-    std::string sinks;
-    for (const auto& s : model::graph_sinks(wf)) sinks += (sinks.empty() ? "" : ", ") + s;
-    Log::warn("the deck has no outputs: computing the graph's results (" + (sinks.empty() ? std::string("none") : sinks) +
-              ") and writing nothing");
-  }
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s)");
   Stopwatch planning;
   const physical::OptimizerOptions optimizer = optimizer_options(wf, opt);
   const PlannedDeck planned = plan_deck(wf, c.size(), optimizer);
+  if (wf.outputs.empty()) {
+    std::string sinks;
+    for (const auto& s : model::graph_sinks(planned.workflow)) sinks += (sinks.empty() ? "" : ", ") + s;
+    Log::warn("the deck has no outputs: computing the graph's results (" + (sinks.empty() ? std::string("none") : sinks) +
+              ") and writing nothing");
+  }
   const logical::Lowering& low = planned.lowering;
   const physical::Optimized& optimized = planned.optimized;
   const physical::IaPlan& ia = optimized.chosen;
@@ -180,6 +180,8 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   const std::string tra_text = low.plan.str();
   const std::string ia_text = ia.str();
   if (opt.explain != RunOptions::Explain::None) {
+    const std::string gradients = gradients_text(planned);
+    if (!gradients.empty()) Log::info("== gradients (statements generated for train: loss " + wf.train->loss + ")\n" + gradients);
     Log::info("== partitioning (one d per EinSum statement)\n" + partitioning_text(low) + candidates_text(planned));
     Log::info("== TRA plan\n" + tra_text);
     Log::info("== machine rates: " + optimizer.rates.origin + "\n" + physical::explain(optimized));

@@ -56,8 +56,9 @@ std::vector<Token> tokenize(const std::string& s, const SourceLoc& where) {
 
 const std::map<std::string, Op> kUnary = {
     {"exp", Op::Exp}, {"log", Op::Log}, {"sqrt", Op::Sqrt}, {"relu", Op::Relu}, {"neg", Op::Neg},
-    {"abs", Op::Abs}, {"sq", Op::Sq}, {"square", Op::Sq}, {"tanh", Op::Tanh}, {"sigmoid", Op::Sigmoid}};
-const std::map<std::string, Op> kBinary = {{"max", Op::Max}, {"min", Op::Min}, {"pow", Op::Pow}};
+    {"abs", Op::Abs}, {"sq", Op::Sq}, {"square", Op::Sq}, {"tanh", Op::Tanh}, {"sigmoid", Op::Sigmoid},
+    {"step", Op::Step}, {"sign", Op::Sign}, {"softplus", Op::Softplus}};
+const std::map<std::string, Op> kBinary = {{"max", Op::Max}, {"min", Op::Min}, {"eq", Op::Eq}, {"pow", Op::Pow}};
 
 class Parser {
  public:
@@ -254,8 +255,7 @@ class Parser {
     // ScalarProgram::eval keeps at most kMaxStack pending values; deeper
     // nesting would write past its stack.
     const bool push = op == Op::In0 || op == Op::In1 || op == Op::Const;
-    const bool binary = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || op == Op::Max ||
-                        op == Op::Min || op == Op::Pow;
+    const bool binary = !push && op <= Op::Pow;
     depth_ += push ? 1 : binary ? -1 : 0;
     if (depth_ > ScalarProgram::kMaxStack)
       fail(peek(), "scalar expression nested too deeply (at most 16 values pending at once)");
@@ -325,7 +325,7 @@ class Parser {
         expect(")", "')' closing " + t.text + "(");
         emit(b->second);
       } else {
-        fail(t, "unknown function '" + t.text + "'; known: exp log sqrt relu neg abs sq tanh sigmoid max min pow");
+        fail(t, "unknown function '" + t.text + "'; known: exp log sqrt relu neg abs sq tanh sigmoid step sign softplus max min eq pow");
       }
       return;
     }

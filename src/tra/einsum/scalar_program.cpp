@@ -48,6 +48,7 @@ void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, in
       case Op::Div: each(n, o, x, y, [](Scalar p, Scalar q) { return p / q; }); break;
       case Op::Max: each(n, o, x, y, [](Scalar p, Scalar q) { return p > q ? p : q; }); break;
       case Op::Min: each(n, o, x, y, [](Scalar p, Scalar q) { return p < q ? p : q; }); break;
+      case Op::Eq: each(n, o, x, y, [](Scalar p, Scalar q) { return p == q ? Scalar(1) : Scalar(0); }); break;
       case Op::Pow: each(n, o, x, y, [](Scalar p, Scalar q) { return kmath::pow(p, q); }); break;
       case Op::Neg: each(n, o, x, [](Scalar p) { return -p; }); break;
       case Op::Exp: each(n, o, x, [](Scalar p) { return kmath::exp(p); }); break;
@@ -58,6 +59,9 @@ void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, in
       case Op::Sq: each(n, o, x, [](Scalar p) { return p * p; }); break;
       case Op::Tanh: each(n, o, x, [](Scalar p) { return kmath::tanh(p); }); break;
       case Op::Sigmoid: each(n, o, x, [](Scalar p) { return Scalar(1) / (Scalar(1) + kmath::exp(-p)); }); break;
+      case Op::Step: each(n, o, x, [](Scalar p) { return p > 0 ? Scalar(1) : Scalar(0); }); break;
+      case Op::Sign: each(n, o, x, [](Scalar p) { return p > 0 ? Scalar(1) : p < 0 ? Scalar(-1) : Scalar(0); }); break;
+      case Op::Softplus: each(n, o, x, [](Scalar p) { return softplus(p); }); break;
       default: break;
     }
     st[top - 1] = o;
@@ -161,8 +165,7 @@ std::string ScalarProgram::str(const std::string& x, const std::string& y) const
       }
       default: break;
     }
-    const bool binary = ops[i] == Op::Add || ops[i] == Op::Sub || ops[i] == Op::Mul || ops[i] == Op::Div ||
-                        ops[i] == Op::Max || ops[i] == Op::Min || ops[i] == Op::Pow;
+    const bool binary = ops[i] <= Op::Pow;  // the pushes were handled above
     if (binary) {
       r = st.back(); st.pop_back();
       l = st.back(); st.pop_back();
@@ -176,6 +179,7 @@ std::string ScalarProgram::str(const std::string& x, const std::string& y) const
       case Op::Div: st.push_back(l + " / " + r); break;
       case Op::Max: st.push_back("max(" + l + ", " + r + ")"); break;
       case Op::Min: st.push_back("min(" + l + ", " + r + ")"); break;
+      case Op::Eq: st.push_back("eq(" + l + ", " + r + ")"); break;
       case Op::Pow: st.push_back("pow(" + l + ", " + r + ")"); break;
       case Op::Neg: st.push_back("-" + l); break;
       case Op::Exp: st.push_back(fn("exp", l)); break;
@@ -186,6 +190,9 @@ std::string ScalarProgram::str(const std::string& x, const std::string& y) const
       case Op::Sq: st.push_back(fn("sq", l)); break;
       case Op::Tanh: st.push_back(fn("tanh", l)); break;
       case Op::Sigmoid: st.push_back(fn("sigmoid", l)); break;
+      case Op::Step: st.push_back(fn("step", l)); break;
+      case Op::Sign: st.push_back(fn("sign", l)); break;
+      case Op::Softplus: st.push_back(fn("softplus", l)); break;
       default: break;
     }
   }

@@ -11,9 +11,16 @@ namespace tra::einsum {
 
 enum class Op : unsigned char {
   In0, In1, Const,                  // push
-  Add, Sub, Mul, Div, Max, Min, Pow,  // binary
-  Neg, Exp, Log, Sqrt, Relu, Abs, Sq, Tanh, Sigmoid  // unary
+  Add, Sub, Mul, Div, Max, Min, Eq, Pow,  // binary (Pow last: `op <= Op::Pow` tests for one)
+  Neg, Exp, Log, Sqrt, Relu, Abs, Sq, Tanh, Sigmoid,  // unary
+  Step, Sign, Softplus  // unary, for derivatives: x > 0; -1, 0 or 1; log(1 + exp(x))
 };
+
+// softplus(x) = log(1 + exp(x)) without overflow for large x or loss of
+// precision for very negative x.
+KOKKOS_INLINE_FUNCTION Scalar softplus(Scalar x) {
+  return (x > 0 ? x : Scalar(0)) + kmath::log1p(kmath::exp(-kmath::fabs(x)));
+}
 
 struct ScalarProgram {
   static constexpr int kMaxOps = 48;
@@ -36,6 +43,7 @@ struct ScalarProgram {
         case Op::Div: --top; st[top - 1] = st[top - 1] / st[top]; break;
         case Op::Max: --top; st[top - 1] = st[top - 1] > st[top] ? st[top - 1] : st[top]; break;
         case Op::Min: --top; st[top - 1] = st[top - 1] < st[top] ? st[top - 1] : st[top]; break;
+        case Op::Eq: --top; st[top - 1] = st[top - 1] == st[top] ? Scalar(1) : Scalar(0); break;
         case Op::Pow: --top; st[top - 1] = kmath::pow(st[top - 1], st[top]); break;
         case Op::Neg: st[top - 1] = -st[top - 1]; break;
         case Op::Exp: st[top - 1] = kmath::exp(st[top - 1]); break;
@@ -46,6 +54,9 @@ struct ScalarProgram {
         case Op::Sq: st[top - 1] = st[top - 1] * st[top - 1]; break;
         case Op::Tanh: st[top - 1] = kmath::tanh(st[top - 1]); break;
         case Op::Sigmoid: st[top - 1] = Scalar(1) / (Scalar(1) + kmath::exp(-st[top - 1])); break;
+        case Op::Step: st[top - 1] = st[top - 1] > 0 ? Scalar(1) : Scalar(0); break;
+        case Op::Sign: st[top - 1] = st[top - 1] > 0 ? Scalar(1) : st[top - 1] < 0 ? Scalar(-1) : Scalar(0); break;
+        case Op::Softplus: st[top - 1] = softplus(st[top - 1]); break;
       }
     }
     return st[0];

@@ -35,6 +35,8 @@ struct TensorDecl {
   std::optional<Shape> chunk;  // chunk shape, if the deck fixes it
   std::variant<Generator, Hdf5Source> source;
   SourceLoc loc;
+  bool param = false;  // param: true — trained (train:); `source` gives its initial values
+  SourceLoc param_loc;
   // The same tensor read the same way (where the deck says so does not count).
   bool same_data(const TensorDecl& o) const { return name == o.name && shape == o.shape && chunk == o.chunk && source == o.source; }
 };
@@ -86,6 +88,14 @@ struct RunOptions {
   SourceLoc overdecomposition_loc;
 };
 
+// train: — what a training deck optimizes (docs/training.md). With only a
+// loss, the deck computes the loss and the gradients of its parameters once.
+struct TrainSettings {
+  std::string loss;  // a scalar tensor of the graph
+  SourceLoc loss_loc;
+  SourceLoc loc;     // where train: is written
+};
+
 struct Workflow {
   std::string deck_path;
   std::string deck_text;
@@ -93,6 +103,7 @@ struct Workflow {
   std::vector<Statement> graph;
   std::vector<OutputDecl> outputs;
   RunOptions run;
+  std::optional<TrainSettings> train;
 
   const TensorDecl* find_tensor(const std::string& name) const;
 };

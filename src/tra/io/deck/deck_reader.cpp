@@ -37,8 +37,8 @@ class DeckReader {
     } catch (const YAML::ParserException& e) {
       throw UserError(SourceLoc{name_, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
     }
-    if (!root.IsMap()) throw UserError(SourceLoc{name_, 1, 1}, "a deck is a YAML mapping with keys tensors, graph, outputs, run");
-    check_keys(root, {"tensors", "graph", "outputs", "run"}, "the deck");
+    if (!root.IsMap()) throw UserError(SourceLoc{name_, 1, 1}, "a deck is a YAML mapping with keys tensors, graph, outputs, run, train");
+    check_keys(root, {"tensors", "graph", "outputs", "run", "train"}, "the deck");
     if (!root["tensors"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'tensors' section");
     if (!root["graph"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'graph' section");
     try {
@@ -46,6 +46,9 @@ class DeckReader {
       read_graph(root["graph"], wf);
       if (root["outputs"]) read_outputs(root["outputs"], wf);
       if (root["run"]) read_run(root["run"], wf);
+      if (root["train"]) read_train(root["train"], wf);
+      for (const auto& t : wf.tensors)
+        if (t.param && !wf.train) throw UserError(t.param_loc, "tensor '" + t.name + "' is a parameter (param: true), but the deck has no train: section naming the loss");
     } catch (const YAML::Exception& e) {
       // A value of the wrong YAML kind (a list where a name was expected ...).
       throw UserError(SourceLoc{name_, e.mark.line + 1, e.mark.column + 1}, "unexpected value: " + e.msg);
@@ -121,7 +124,7 @@ class DeckReader {
     std::set<std::string> seen;
     for (const auto& t : list) {
       if (!t.IsMap()) fail(t, "each tensor is a mapping with name, shape, optional chunk, and source");
-      check_keys(t, {"name", "shape", "chunk", "source"}, "a tensor");
+      check_keys(t, {"name", "shape", "chunk", "source", "param"}, "a tensor");
       TensorDecl d;
       d.loc = loc(t);
       d.name = scalar(t, "name", "a tensor");
@@ -151,8 +154,25 @@ class DeckReader {
       } else {
         fail(src, "'source' must be a generator string or {file: ..., dataset: ...}");
       }
+      if (const YAML::Node p = t["param"]) {
+        d.param_loc = loc(p);
+        if (!p.IsScalar() || (p.as<std::string>() != "true" && p.as<std::string>() != "false")) fail(p, "'param' is true or false");
+        d.param = p.as<std::string>() == "true";
+      }
       wf.tensors.push_back(d);
     }
+  }
+
+  // train: {loss: L} — the checks that need the graph (a scalar loss, a path
+  // from every parameter to it) are the gradient pass's (autodiff/).
+  void read_train(const YAML::Node& train, Workflow& wf) {
+    if (!train.IsMap()) fail(train, "'train' must be a mapping with 'loss' (a scalar tensor of the graph)");
+    check_keys(train, {"loss"}, "train");
+    model::TrainSettings t;
+    t.loc = loc(train);
+    t.loss = scalar(train, "loss", "train");
+    t.loss_loc = text_loc(train["loss"]);
+    wf.train = t;
   }
 
   void read_graph(const YAML::Node& list, Workflow& wf) {
