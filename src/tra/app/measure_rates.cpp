@@ -41,19 +41,33 @@ double best_seconds(const comm::Communicator& c, F&& run) {
   return best;
 }
 
-double gemm_rate(const comm::Communicator& c) {
-  const Index n = 1024;
-  ChunkData a("calibrate-A", n * n), b("calibrate-B", n * n), z("calibrate-C", n * n);
+// The time of an m x k by k x n GEMM.
+double gemm_seconds(const comm::Communicator& c, Index m, Index k, Index n) {
+  ChunkData a("calibrate-A", m * k), b("calibrate-B", k * n), z("calibrate-C", m * n);
   Kokkos::deep_copy(a, 0.5);
   Kokkos::deep_copy(b, 0.25);
   // The views kernels::EinSumKernel::apply_gemm passes, so the same BLAS path runs.
-  ConstMatrixView A(a.data(), n, n), B(b.data(), n, n);
-  MatrixView C(z.data(), n, n);
-  const double t = best_seconds(c, [&] {
+  ConstMatrixView A(a.data(), m, k), B(b.data(), k, n);
+  MatrixView C(z.data(), m, n);
+  return best_seconds(c, [&] {
     KokkosBlas::gemm("N", "N", Scalar(1), A, B, Scalar(0), C);
     Kokkos::fence();
   });
-  return 2.0 * static_cast<double>(n * n * n) / t;
+}
+
+double gemm_rate(const comm::Communicator& c) {
+  const Index n = 1024;
+  return 2.0 * static_cast<double>(n * n * n) / gemm_seconds(c, n, n, n);
+}
+
+// A thin GEMM (64 rows, as a labeling cut fine leaves them) whose operands
+// do not fit a cache takes longer than its flops at the square GEMM's rate:
+// what it reads and writes does not hide under so few flops per element.
+// The excess time, per byte read and written.
+double gemm_memory_rate(const comm::Communicator& c, double gemm_flops) {
+  const Index m = 64, k = 8192, n = 1024;
+  const double excess = gemm_seconds(c, m, k, n) - 2.0 * static_cast<double>(m * k * n) / gemm_flops;
+  return static_cast<double>(m * k + k * n + m * n) * sizeof(Scalar) / excess;  // not positive: none measured, the default stays
 }
 
 double loop_rate(const comm::Communicator& c) {
@@ -189,6 +203,7 @@ physical::Rates measure_rates(const comm::Communicator& c) {
   };
   r.gemm_flops = settle(slowest(gemm_rate(c)), r.gemm_flops);
   r.loop_flops = settle(slowest(loop_rate(c)), r.loop_flops);
+  r.memory_bytes = settle(slowest(gemm_memory_rate(c, r.gemm_flops)), r.memory_bytes);
   // With one rank nothing moves; the defaults stand for a network never measured.
   if (c.size() > 1) {
     r.shuffle_bytes = settle(slowest(shuffle_rate(c)), r.shuffle_bytes);

@@ -29,6 +29,7 @@ struct Field {
 constexpr Field kFields[] = {
     {"gemm_flops", &Rates::gemm_flops, "flop/s per site, KokkosBlas::gemm"},
     {"loop_flops", &Rates::loop_flops, "flop/s per site, Kokkos loop kernels"},
+    {"memory_bytes", &Rates::memory_bytes, "bytes/s per site a GEMM reads and writes beside its flops"},
     {"shuffle_bytes", &Rates::shuffle_bytes, "bytes/s a site sends, MPI_Alltoallv"},
     {"bcast_bytes", &Rates::bcast_bytes, "bytes/s a site receives, MPI_Allgatherv"},
     {"generate_floats", &Rates::generate_floats, "floats/s per site, generators"},

@@ -60,6 +60,7 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 void expect_same_rates(const Rates& a, const Rates& b) {
   EXPECT_EQ(a.gemm_flops, b.gemm_flops);
   EXPECT_EQ(a.loop_flops, b.loop_flops);
+  EXPECT_EQ(a.memory_bytes, b.memory_bytes);
   EXPECT_EQ(a.shuffle_bytes, b.shuffle_bytes);
   EXPECT_EQ(a.bcast_bytes, b.bcast_bytes);
   EXPECT_EQ(a.generate_floats, b.generate_floats);
@@ -73,6 +74,7 @@ TEST_F(TraCalibration, SaveLoadRoundTrip) {
   Rates r;
   r.gemm_flops = 6.1e10;
   r.loop_flops = 1.0 / 3.0 * 1e9;  // no short decimal form: must still read back exactly
+  r.memory_bytes = 1.25e10;
   r.shuffle_bytes = 2.5e9;
   r.bcast_bytes = 1.75e9;
   r.generate_floats = 123456789;

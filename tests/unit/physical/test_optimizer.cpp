@@ -34,7 +34,7 @@ IaPlan table_one(const std::string& deck, int s, const std::vector<std::string>&
 // Only moving data costs: the paper's cost model, in seconds.
 Rates network_bound() {
   Rates r;
-  r.gemm_flops = r.loop_flops = r.generate_floats = r.hdf5_read_bytes = 1e18;
+  r.gemm_flops = r.loop_flops = r.generate_floats = r.hdf5_read_bytes = r.memory_bytes = 1e18;
   r.shuffle_bytes = r.bcast_bytes = 1e3;
   r.latency = 1e-15;
   return r;
@@ -59,7 +59,7 @@ TEST(Optimizer, CostModelMatchesCostsCountedByHand) {
   // Bcast A (each site receives 24 floats), join on site 0 (2 GEMMs of
   // 2·4·4·6 flops), Shuffle (site 0 sends C's second 4x4 block), LocalAgg.
   Rates r;
-  r.gemm_flops = r.loop_flops = r.generate_floats = r.shuffle_bytes = r.bcast_bytes = 1e6;
+  r.gemm_flops = r.loop_flops = r.generate_floats = r.shuffle_bytes = r.bcast_bytes = r.memory_bytes = 1e6;
   r.latency = 1e-3;
   const std::string rows_deck =
       "tensors:\n"
@@ -74,7 +74,8 @@ TEST(Optimizer, CostModelMatchesCostsCountedByHand) {
   EXPECT_EQ(c.operators, 6);
   const double expected = 24 / 1e6 + 24 / 1e6            // reads
                           + 1e-3 + 24 * 8 / 1e6          // Bcast
-                          + 2 * 192 / 1e6                // two GEMMs on site 0
+                          + 2 * 192 / 1e6                // two GEMMs on site 0: their flops,
+                          + 2 * (24 + 24 + 16) * 8 / 1e6  // and their chunks read and results written
                           + 1e-3 + 16 * 8 / 1e6;         // Shuffle
   EXPECT_NEAR(c.seconds, expected, 1e-12);
 }

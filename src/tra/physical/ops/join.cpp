@@ -86,11 +86,19 @@ void infer_join(IaNode& n, const Context& c) {
   }
   if (!co_located) n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
   n.flops = p.call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s : 1);
-  n.site_flops = p.call_flops * static_cast<double>(max_of(per_site(n.dist, s)));
+  const Index site_calls = max_of(per_site(n.dist, s));
+  n.site_flops = p.call_flops * static_cast<double>(site_calls);
+  n.site_floats_in = site_calls * (volume(l.type.chunk_shape) + volume(r.type.chunk_shape) + volume(n.out_type.chunk_shape));
 }
 
 // The busiest site's kernel work, at the GEMM or the loop rate.
-double join_seconds(const IaNode& n, const Rates& r) { return n.site_flops / (n.join().gemm ? r.gemm_flops : r.loop_flops); }
+// (A GEMM call also reads its chunks and writes its result once: at the
+// memory rate, besides its flops; the loop rate is measured on streamed data
+// already.)
+double join_seconds(const IaNode& n, const Rates& r) {
+  if (!n.join().gemm) return n.site_flops / r.loop_flops;
+  return n.site_flops / r.gemm_flops + static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.memory_bytes;
+}
 
 std::string text(const JoinParams& p) {
   std::string s = " keys " + dims_list(p.keys_left) + "=" + dims_list(p.keys_right) + " kernel " + (p.kernel.call.kernel ? p.kernel.call.text() : "?") +
