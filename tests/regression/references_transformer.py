@@ -176,7 +176,47 @@ def llama_block(out, inputs):
     return [(p, "/Y", y, ey + 1e-300), (p, "/H", h, eh + 1e-300), (p, "/P", probs, eprobs + 1e-300)]
 
 
+def llama_block_gradients(out, inputs):
+    """The block's loss mean(Y^2) and its weights' gradients by PyTorch's
+    autograd in float64, on the same data; the rotary matrix and the mask are
+    read from the file as the deck reads them (llama_block checks them)."""
+    import torch
+    p = os.path.join(out, "llama_block_gradients.h5")
+    src = os.path.join(inputs, "data", "transformer_small.h5")
+    t = lambda name, grad=False: torch.tensor(_read(src, name), dtype=torch.float64, requires_grad=grad)
+    params = ["g_attn", "Wq", "Wk", "Wv", "Wo", "g_ffn", "W1", "W3", "W2"]
+    w = {n: t("/" + n, True) for n in params}
+    x, rope, mask = t("/X"), t("/rope"), t("/mask")
+    d = x.shape[-1]
+
+    def rmsnorm(v, g):
+        return v * (1.0 / torch.sqrt((v * v).sum(-1, keepdim=True) / d + 1e-5)) * g
+
+    xn = rmsnorm(x, w["g_attn"])
+    q0, k0, v = (torch.einsum("bsm,mhe->bhse", xn, w[n]) for n in ("Wq", "Wk", "Wv"))
+    q, k = (torch.einsum("bhsc,sce->bhse", z, rope) for z in (q0, k0))
+    scores = torch.einsum("bhse,bhte->bhst", q, k) / np.sqrt(q.shape[-1]) + mask
+    o = torch.einsum("bhst,bhte->bhse", torch.softmax(scores, dim=-1), v)
+    h = x + torch.einsum("bhse,hen->bsn", o, w["Wo"])
+    hn = rmsnorm(h, w["g_ffn"])
+    f1, f3 = hn @ w["W1"], hn @ w["W3"]
+    y = h + (f1 * torch.sigmoid(f1) * f3) @ w["W2"]
+    loss = (y * y).sum() / y.numel()
+    loss.backward()
+    # Normwise: every gradient is a chain of the block's reductions (over the
+    # batch and positions, the model, head and feed-forward dimensions, the
+    # keys), each within its length in eps of the largest term; the sum of
+    # the lengths bounds the chain's, relative to the gradient's largest entry.
+    k = sum(x.shape) + w["Wq"].shape[1] * w["Wq"].shape[2] + w["W1"].shape[1] + mask.shape[-1]
+    rows = [(p, "/L", np.array(loss.item()), np.array(4 * k * EPS * loss.item()))]
+    for n in params:
+        g = w[n].grad.numpy()
+        rows.append((p, "/grad/" + n, g, np.full(g.shape, 4 * k * EPS * np.abs(g).max())))
+    return rows
+
+
 REFERENCES = {
     "attention.yaml": attention,
     "llama_block.yaml": llama_block,
+    "llama_block_gradients.yaml": llama_block_gradients,
 }

@@ -55,19 +55,29 @@ double gemm_seconds(const comm::Communicator& c, Index m, Index k, Index n) {
   });
 }
 
-double gemm_rate(const comm::Communicator& c) {
-  const Index n = 1024;
-  return 2.0 * static_cast<double>(n * n * n) / gemm_seconds(c, n, n, n);
-}
+// The GEMM rates, solved together from a square GEMM (1024^3) and a thin one
+// (64 rows, as a labeling cut fine leaves them; operands larger than a
+// cache): each takes t = flops / gemm_flops + bytes / memory_bytes, the
+// bytes being its two operands read and its result written once. The square
+// one is nearly all flops, the thin one shows the traffic.
+struct GemmRates {
+  double flops = 0, bytes = 0;  // per second; 0 where the timings do not determine it
+};
 
-// A thin GEMM (64 rows, as a labeling cut fine leaves them) whose operands
-// do not fit a cache takes longer than its flops at the square GEMM's rate:
-// what it reads and writes does not hide under so few flops per element.
-// The excess time, per byte read and written.
-double gemm_memory_rate(const comm::Communicator& c, double gemm_flops) {
-  const Index m = 64, k = 8192, n = 1024;
-  const double excess = gemm_seconds(c, m, k, n) - 2.0 * static_cast<double>(m * k * n) / gemm_flops;
-  return static_cast<double>(m * k + k * n + m * n) * sizeof(Scalar) / excess;  // not positive: none measured, the default stays
+GemmRates gemm_rates(const comm::Communicator& c) {
+  auto flops = [](Index m, Index k, Index n) { return 2.0 * static_cast<double>(m * k * n); };
+  auto bytes = [](Index m, Index k, Index n) { return static_cast<double>(m * k + k * n + m * n) * sizeof(Scalar); };
+  const Index s = 1024, m = 64, k = 8192, n = 1024;
+  const double t_square = gemm_seconds(c, s, s, s), t_thin = gemm_seconds(c, m, k, n);
+  // t_square = F1 x + B1 y, t_thin = F2 x + B2 y, with x = 1 / gemm_flops, y = 1 / memory_bytes.
+  const double f1 = flops(s, s, s), b1 = bytes(s, s, s), f2 = flops(m, k, n), b2 = bytes(m, k, n);
+  const double det = f1 * b2 - f2 * b1;
+  const double x = (t_square * b2 - t_thin * b1) / det, y = (f1 * t_thin - f2 * t_square) / det;
+  GemmRates r;
+  if (x > 0) r.flops = 1 / x;
+  if (y > 0) r.bytes = 1 / y;
+  if (!(x > 0) || !(y > 0)) r.flops = f1 / t_square;  // no traffic seen: the square GEMM's rate alone
+  return r;
 }
 
 double loop_rate(const comm::Communicator& c) {
@@ -201,9 +211,10 @@ physical::Rates measure_rates(const comm::Communicator& c) {
   auto settle = [](double measured, double fallback) {
     return std::isfinite(measured) && measured > 0 ? round3(measured) : fallback;
   };
-  r.gemm_flops = settle(slowest(gemm_rate(c)), r.gemm_flops);
+  const GemmRates gemm = gemm_rates(c);
+  r.gemm_flops = settle(slowest(gemm.flops), r.gemm_flops);
+  r.memory_bytes = settle(slowest(gemm.bytes), r.memory_bytes);
   r.loop_flops = settle(slowest(loop_rate(c)), r.loop_flops);
-  r.memory_bytes = settle(slowest(gemm_memory_rate(c, r.gemm_flops)), r.memory_bytes);
   // With one rank nothing moves; the defaults stand for a network never measured.
   if (c.size() > 1) {
     r.shuffle_bytes = settle(slowest(shuffle_rate(c)), r.shuffle_bytes);

@@ -102,8 +102,14 @@ bool preferred(const LabelingCandidate& a, const LabelingCandidate& b) {
 LabelingCandidate chosen_candidate(const PlannedDeck& p) { return candidate("chosen", p.optimized); }
 
 PlannedDeck plan_deck(const model::Workflow& deck, int nranks, const physical::OptimizerOptions& options) {
-  PlannedDeck best = plan_labelings(deck.train ? autodiff::with_gradients(deck).workflow : deck, nranks, options);
-  best.deck_statements = deck.graph.size();
+  if (!deck.train) {
+    PlannedDeck best = plan_labelings(deck, nranks, options);
+    best.deck_statements = deck.graph.size();
+    return best;
+  }
+  const autodiff::Gradients g = autodiff::with_gradients(deck);
+  PlannedDeck best = plan_labelings(g.workflow, nranks, options);
+  best.deck_statements = g.forward;
   return best;
 }
 

@@ -70,6 +70,11 @@ class Backward {
         continue;
       }
       const EinSum& s = std::get<EinSum>(g[i]);
+      if (i >= 4 && is_log_softmax_end(i)) {
+        if (need_.count(s.output.name)) log_softmax_backward(std::get<EinSum>(g[i - 4]), s);
+        i -= 4;
+        continue;
+      }
       if (i >= 3 && is_softmax_end(i)) {
         if (need_.count(s.output.name)) softmax_backward(std::get<EinSum>(g[i - 3]), s);
         i -= 3;
@@ -135,6 +140,14 @@ class Backward {
     const std::string& n = model::statement_output(wf_.graph[i]);
     return n.find('.') == std::string::npos && model::statement_output(wf_.graph[i - 3]) == n + ".max" &&
            model::statement_output(wf_.graph[i - 2]) == n + ".exp" && model::statement_output(wf_.graph[i - 1]) == n + ".sum";
+  }
+
+  // Statements i−4 … i are a log_softmax: N.max, N.exp, N.sum, N.lse, N.
+  bool is_log_softmax_end(size_t i) const {
+    const std::string& n = model::statement_output(wf_.graph[i]);
+    return n.find('.') == std::string::npos && model::statement_output(wf_.graph[i - 4]) == n + ".max" &&
+           model::statement_output(wf_.graph[i - 3]) == n + ".exp" && model::statement_output(wf_.graph[i - 2]) == n + ".sum" &&
+           model::statement_output(wf_.graph[i - 1]) == n + ".lse";
   }
 
   // A generated statement; labels in the inputs but not in the output are summed.
@@ -328,6 +341,22 @@ class Backward {
     emit(make(dot.name, dot.labels, {*g, p_stmt.output}, simple(Op::Mul, 2), p_stmt.loc));
     emit(make(diff.name, lp, {*g, dot}, simple(Op::Sub, 2), p_stmt.loc));
     contribute(s_ref.name, make("", s_ref.labels, {p_stmt.output, diff}, simple(Op::Mul, 2), p_stmt.loc));
+  }
+
+  // P = log_softmax_j(S): S.grad = P.grad − exp(P) · Σ_j P.grad.
+  void log_softmax_backward(const EinSum& max_stmt, const EinSum& p_stmt) {
+    const TensorRef& s_ref = max_stmt.inputs[0];
+    const std::optional<TensorRef> g = gradient_of(p_stmt.output.name, p_stmt.output.labels, p_stmt.loc);
+    if (!need_.count(s_ref.name)) return;
+    const Labels& lp = p_stmt.output.labels;
+    const TensorRef gsum{p_stmt.output.name + ".gsum", max_stmt.output.labels, p_stmt.loc};
+    const TensorRef part{p_stmt.output.name + ".gpart", lp, p_stmt.loc};
+    // Never the loss: a log_softmax keeps its label.
+    emit(make(gsum.name, gsum.labels, {*g}, simple(Op::In0, 1), p_stmt.loc));
+    ScalarExpr ex;
+    const ScalarExpr::Id prob = ex.apply(Op::Mul, ex.apply(Op::Exp, ex.var(kX0)), ex.var(kX1));
+    emit(make(part.name, lp, {p_stmt.output, gsum}, program(ex, prob, {0, 1}, p_stmt), p_stmt.loc));
+    contribute(s_ref.name, make("", s_ref.labels, {*g, part}, simple(Op::Sub, 2), p_stmt.loc));
   }
 
   const model::Workflow& wf_;

@@ -16,7 +16,8 @@
 // ⊕ = max/min the gradient goes to the arg-extremes, shared by ties (as
 // PyTorch's amax does). One-input maps whose derivative is a function of
 // their output (exp, sigmoid, tanh, relu) read the output. The softmax macro
-// gets the stable form S.grad = P·(P.grad − Σ_j P.grad·P). A tensor read by
+// gets the stable form S.grad = P·(P.grad − Σ_j P.grad·P), log_softmax
+// S.grad = P.grad − exp(P)·Σ_j P.grad. A tensor read by
 // several statements adds their contributions (the paper's `add`).
 //
 // Only tensors on a path from a parameter to the loss get gradients. The

@@ -79,7 +79,7 @@ class Parser {
   EinSum parse() {
     st_.output = parse_output();
     expect("=", "'=' after the output tensor");
-    if (softmax_ahead()) fail(peek(), "softmax expands into four statements; it is written only as a statement of a deck's graph");
+    if (softmax_ahead()) fail(peek(), peek().text + " expands into several statements; it is written only as a statement of a deck's graph");
     parse_rhs();
     return st_;
   }
@@ -104,37 +104,46 @@ class Parser {
     check_labels();
   }
 
-  // softmax(, softmax_j( or softmax_{j}( at the current token (a tensor named
-  // softmax_j is followed by '[' and stays a tensor).
+  // softmax(, softmax_j( or softmax_{j}( at the current token, or the same
+  // with log_softmax (a tensor named softmax_j is followed by '[' and stays a
+  // tensor).
   bool softmax_ahead() const { return is_softmax(peek(), peek(1)); }
   static bool is_softmax(const Token& t, const Token& after) {
-    if (t.kind != Token::Ident || t.text.compare(0, 7, "softmax") != 0) return false;
-    if (t.text == "softmax") return after.text == "(";
-    if (t.text[7] != '_') return false;
-    return after.text == "(" || (t.text == "softmax_" && after.text == "{");
+    if (t.kind != Token::Ident) return false;
+    const std::string name = t.text.compare(0, 4, "log_") == 0 ? t.text.substr(4) : t.text;
+    if (name.compare(0, 7, "softmax") != 0) return false;
+    if (name == "softmax") return after.text == "(";
+    if (name[7] != '_') return false;
+    return after.text == "(" || (name == "softmax_" && after.text == "{");
   }
 
   // P[..] = softmax_j(S[..]): EinDecomp §3's four statements, max over j, exp of
   // the difference, sum over j, quotient. The intermediates are named P.max,
   // P.exp and P.sum ('.' cannot occur in a name written in a deck).
+  // P[..] = log_softmax_j(S[..]): the same max, exp and sum, then
+  // P.lse = P.max + log(P.sum) and P = S − P.lse, which never takes the log of
+  // a probability that underflowed.
   std::vector<EinSum> parse_softmax() {
     const Token fn = next();
+    const bool log = fn.text.compare(0, 4, "log_") == 0;
+    const std::string macro = log ? "log_softmax" : "softmax";
+    const size_t base = macro.size() + 1;  // past "softmax_" or "log_softmax_"
     std::string label;
     int label_pos = fn.pos;
-    if (fn.text.size() > 8) {
-      label = fn.text.substr(8);
-      label_pos = fn.pos + 8;
-    } else if (fn.text == "softmax_") {
-      expect("{", "'{' or a label after softmax_");
+    if (fn.text.size() > base) {
+      label = fn.text.substr(base);
+      label_pos = fn.pos + static_cast<int>(base);
+    } else if (fn.text.size() == base) {
+      expect("{", "'{' or a label after " + macro + "_");
       const Token& l = next();
-      if (l.kind != Token::Ident) fail(l, "expected the label softmax normalises over, as in softmax_{j}");
+      if (l.kind != Token::Ident) fail(l, "expected the label " + macro + " normalises over, as in " + macro + "_{j}");
       label = l.text;
       label_pos = l.pos;
-      if (peek().text == ",") fail(peek(), "softmax normalises over one label; write softmax_j(...)");
-      expect("}", "'}' after softmax's label");
+      if (peek().text == ",") fail(peek(), macro + " normalises over one label; write " + macro + "_j(...)");
+      expect("}", "'}' after " + macro + "'s label");
     }
     expect("(", "'(' after " + fn.text);
-    const std::string one = "softmax takes one tensor with its labels, such as softmax_j(S[b,i,j]); compute an expression in a statement before it";
+    const std::string one = macro + " takes one tensor with its labels, such as " + macro + "_j(S[b,i,j]); compute an expression in a statement before it";
     const Token t = next();
     if (t.kind != Token::Ident || peek().text != "[") fail(t, t.kind == Token::End ? "expression ends too early" : one);
     TensorRef in{t.text, parse_labels(), where_.shifted(t.pos)};
@@ -142,22 +151,23 @@ class Parser {
     if (peek().text != ")") fail(peek(), one);
     next();
     if (peek().kind != Token::End)
-      fail(peek(), "unexpected '" + peek().text + "' after softmax(...): softmax is the whole right-hand side; apply more in a later statement");
-    if (in.labels.empty()) fail(t, "softmax needs a tensor with at least one label; '" + in.name + "' is written as a scalar");
+      fail(peek(), "unexpected '" + peek().text + "' after " + macro + "(...): " + macro + " is the whole right-hand side; apply more in a later statement");
+    if (in.labels.empty()) fail(t, macro + " needs a tensor with at least one label; '" + in.name + "' is written as a scalar");
     if (label.empty()) {
       label = in.labels.back();
     } else if (std::find(in.labels.begin(), in.labels.end(), label) == in.labels.end()) {
-      throw UserError(where_.shifted(label_pos), "softmax over label '" + label + "', which " + in.name + "[" + join_labels(in.labels) + "] does not have");
+      throw UserError(where_.shifted(label_pos), macro + " over label '" + label + "', which " + in.name + "[" + join_labels(in.labels) + "] does not have");
     }
     const TensorRef& out = st_.output;
     if (out.labels.size() != in.labels.size() || !std::is_permutation(out.labels.begin(), out.labels.end(), in.labels.begin()))
-      throw UserError(out.loc, "the output of softmax has the labels of its input, in any order: " + out.name + "[" + join_labels(in.labels) + "], not " +
+      throw UserError(out.loc, "the output of " + macro + " has the labels of its input, in any order: " + out.name + "[" + join_labels(in.labels) + "], not " +
                                    out.name + "[" + join_labels(out.labels) + "]");
     Labels rest;
     for (const auto& l : in.labels)
       if (l != label) rest.push_back(l);
     const SourceLoc at = where_.shifted(fn.pos);
-    const TensorRef mx{out.name + ".max", rest, at}, ex{out.name + ".exp", in.labels, at}, sm{out.name + ".sum", rest, at};
+    const TensorRef mx{out.name + ".max", rest, at}, ex{out.name + ".exp", in.labels, at}, sm{out.name + ".sum", rest, at},
+        lse{out.name + ".lse", rest, at};
     auto statement = [&](const TensorRef& o, std::vector<TensorRef> ins, AggOp agg, std::initializer_list<Op> ops) {
       EinSum e;
       e.text = st_.text;
@@ -169,6 +179,12 @@ class Parser {
       for (Op op : ops) e.join.ops[e.join.size++] = op;
       return e;
     };
+    if (log)
+      return {statement(mx, {in}, AggOp::Max, {Op::In0}),
+              statement(ex, {in, mx}, AggOp::None, {Op::In0, Op::In1, Op::Sub, Op::Exp}),
+              statement(sm, {ex}, AggOp::Sum, {Op::In0}),
+              statement(lse, {mx, sm}, AggOp::None, {Op::In0, Op::In1, Op::Log, Op::Add}),
+              statement(out, {in, lse}, AggOp::None, {Op::In0, Op::In1, Op::Sub})};
     return {statement(mx, {in}, AggOp::Max, {Op::In0}),
             statement(ex, {in, mx}, AggOp::None, {Op::In0, Op::In1, Op::Sub, Op::Exp}),
             statement(sm, {ex}, AggOp::Sum, {Op::In0}),

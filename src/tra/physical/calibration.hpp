@@ -16,9 +16,9 @@ struct Rates {
   double loop_flops = 3.5e8;       // per site: the Kokkos loop kernels (elementwise, non-GEMM EinSums, folds)
   // Per site: bytes per second of what a GEMM call reads and writes (its two
   // chunks and its result, once each), paid besides its flops. A large
-  // square GEMM hides it under its flops; a labeling cut finer, into many
-  // thin GEMMs, pays it many times (the skewed chain's 64-row blocks on 2
-  // ranks run at 98 GFLOP/s where 128-row ones reach 120).
+  // square GEMM pays little of it next to its flops; a labeling cut finer,
+  // into many thin GEMMs, pays it many times (the skewed chain's 64-row
+  // blocks on 2 ranks run at 98 GFLOP/s where 128-row ones reach 120).
   double memory_bytes = 1.3e10;
   // The network rates are those of 100 MB-sized collectives (perf/plans), which
   // reach a third of what tra-calibrate's small ones measure on this VM.

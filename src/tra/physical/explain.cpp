@@ -14,7 +14,7 @@ std::string explain(const Optimized& o) {
     if (ph.skipped) std::snprintf(line, sizeof line, "  %-17s skipped (disabled)\n", ph.name.c_str());
     else
       std::snprintf(line, sizeof line, "  %-17s %8.2f ms  %3d %-9s est %.4g s -> %.4g s  (%s)\n", ph.name.c_str(), ph.seconds * 1e3, ph.changes,
-                    ph.name == "rules" ? "rewrites" : "changed", ph.before.seconds, ph.after.seconds, ph.what.c_str());
+                    ph.name == "rules" || ph.name == "placement" ? "rewrites" : "changed", ph.before.seconds, ph.after.seconds, ph.what.c_str());
     os << line;
   }
   os << "== rules applied (each lowered the estimated cost)\n";

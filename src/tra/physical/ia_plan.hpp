@@ -180,7 +180,7 @@ struct IaNode {
   double flops = 0;             // kernel work, all sites
   double site_flops = 0;        // kernel work of the busiest site
   double site_fold_flops = 0;   // LocalAgg: the part of site_flops that folds members (the rest is a composed map)
-  Index site_floats_in = 0;     // Scan: floats the busiest site reads; Bcast/Shuffle: the busiest site sends or receives
+  Index site_floats_in = 0;     // Scan: floats the busiest site reads; Bcast/Shuffle: the busiest site sends or receives; LocalJoin: its kernel calls read and write
 
   // The same operator on the same inputs: every parameter equal (the
   // derived fields follow from them; `detail` is words about them).

@@ -50,12 +50,12 @@ struct SearchState {
 
 // Phase "rules": the simple rules to a fixed point. R2-6's three forms of a
 // join are among the join strategies tried next, with the costs of all of
-// them side by side.
+// them side by side; shuffle-spread is the last phase's.
 int simple_rules(SearchState& st) {
   static const std::set<std::string> simple = [] {
     std::set<std::string> s;
     for (const Rule* r : all_rules())
-      if (r->name != "R2-6") s.insert(r->name);
+      if (r->name != "R2-6" && r->name != "shuffle-spread") s.insert(r->name);
     return s;
   }();
   const size_t before = st.out.applied.size();
@@ -134,7 +134,8 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
       alts.push_back(std::move(a));
     }
     if (winner) {
-      applied.insert(t);
+      // (A forced family's winner may be the plan already held: no change.)
+      if (round_cost.better_than(best.cost) || best.cost.better_than(round_cost)) applied.insert(t);
       apply_strategy(search, best, j, *winner, nullptr);
       best.tidy();
       if (best.cost.better_than(round_cost) || round_cost.better_than(best.cost))
@@ -164,9 +165,11 @@ int final_placement(SearchState& st) {
   return static_cast<int>(st.out.applied.size() - before);
 }
 
-// The joins whose inputs come from join t, or feed it, with no other join
-// between (through aggregations, maps, filters and movement): the joins
-// whose best plan a change of t's plan can change.
+// The joins reachable from join t through other operators (aggregations,
+// maps, filters, movement, scans) in either direction: those whose inputs
+// come from t or feed it, and those that share an input with it. A change
+// of t's plan moves these inputs, so these are the joins whose best plan it
+// can change.
 std::set<int> neighbouring_joins(const IaPlan& p, int t) {
   const int j = join_of(p, t);
   std::set<int> out;

@@ -60,13 +60,17 @@ bool cheaper(const PlannedDeck& a, const PlannedDeck& b) {
 
 // Known gaps of the greedy search, each "deck ranks variation": a test that
 // fails on any other case, and on one of these once it is fixed (then take it
-// off the list). Both are in the first training deck, whose backward graph
-// (65-70 operators) is the largest in inputs/: its joins are settled one at a
-// time, and a restricted search that takes another path there ends 0.2%
-// lower on 4 ranks. The forward decks have none.
+// off the list). All are in the training decks, whose backward graphs
+// (65-120 operators) are the largest in inputs/: their joins are settled one
+// at a time, and a restricted search that takes another path there ends
+// 0.2-0.3% lower, or 9.4% (the LLaMA block on 2 ranks without scan-part: an
+// input read where its first shuffle sends it suits the later joins less).
+// The forward decks have none. Issue 14 (planning a training step) owns them.
 const std::set<std::string> kKnownGaps = {
     "ffnn_gradients.yaml 4 --disable R2-4",
     "ffnn_gradients.yaml 4 --disable BMM",
+    "llama_block_gradients.yaml 2 --disable scan-part",
+    "llama_block_gradients.yaml 8 --disable RMM",
 };
 
 TEST(PlanProperty, FullSearchIsNeverBeatenByARestrictedOne) {

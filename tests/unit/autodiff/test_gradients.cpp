@@ -101,6 +101,19 @@ TEST(Gradients, FfnnWithSoftmaxCrossEntropy) {
                          "train: {loss: L}\n");
 }
 
+// log_softmax cross-entropy, its stable form: S.grad = P.grad − exp(P) Σ P.grad.
+TEST(Gradients, LogSoftmaxCrossEntropy) {
+  expect_gradients_match(std::string(kHead) +
+                         "  - {name: X, shape: [3, 4], source: ones}\n"
+                         "  - {name: W, shape: [4, 5], source: ones, param: true}\n"
+                         "  - {name: T, shape: [3, 5], source: ones}\n"
+                         "graph:\n"
+                         "  - \"Z[b,c] = sum_f X[b,f] * W[f,c]\"\n"
+                         "  - \"P[b,c] = log_softmax_c(Z[b,c])\"\n"
+                         "  - \"L = sum_{b,c} -T[b,c] * P[b,c]\"\n"
+                         "train: {loss: L}\n");
+}
+
 // Sigmoid + binary cross-entropy, tanh, exp: derivatives read the outputs.
 TEST(Gradients, MapsWhoseDerivativeReadsTheirOutput) {
   expect_gradients_match(std::string(kHead) +
@@ -238,9 +251,28 @@ TEST(Gradients, MistakesAreLocated) {
                                "  - \"L = sum_{b,o} F[b,o]\"\ntrain: {loss: L}\n")
                 .find("deck.yaml:6:5: the gradient cannot pass a filter statement"),
             std::string::npos);
+  EXPECT_NE(error_of(tensors + "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\ntrain: {loss: X}\n")
+                .find("deck.yaml:6:15: the loss 'X' is a declared tensor"),
+            std::string::npos);
+  EXPECT_NE(error_of(tensors + "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\n  - {op: rekey, input: Y, output: L, key: \"[k0]\"}\ntrain: {loss: L}\n")
+                .find("deck.yaml:7:15: the loss 'L' must be computed by an EinSum statement"),
+            std::string::npos);
+  // Ten nested tanh: the derivative's chain of 1 - tanh² factors, each over
+  // its own nested argument, exceeds what one statement holds.
+  std::string nested = "W[f,o]";
+  for (int i = 0; i < 10; ++i) nested = "tanh(" + nested + ")";
+  EXPECT_NE(error_of(tensors + "graph:\n  - \"Y[f,o] = " + nested + " * X[f,f2]\"\n  - \"L = sum_{f,o} Y[f,o]\"\ntrain: {loss: L}\n")
+                .find("deck.yaml:5:6: the derivative of"),
+            std::string::npos);
   EXPECT_NE(error_of("tensors:\n  - {name: X, shape: [3], source: ones}\ngraph:\n  - \"L = sum_i X[i]\"\ntrain: {loss: L}\n")
                 .find("deck.yaml:5:8: train: no tensor has 'param: true'"),
             std::string::npos);
+  try {
+    deck("tensors:\n  - {name: W, shape: [4], source: ones, param: maybe}\ngraph: []\n");
+    ADD_FAILURE() << "param: maybe was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("deck.yaml:2:48: 'param' is true or false"), std::string::npos) << e.what();
+  }
   try {
     deck(tensors + "graph:\n  - \"L = sum_{f,o} W[f,o]\"\n");
     ADD_FAILURE() << "a parameter without train: was accepted";

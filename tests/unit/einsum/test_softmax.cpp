@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "support/reference_evaluator.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/io/deck/deck_reader.hpp"
 #include "tra/logical/lower.hpp"
@@ -152,7 +154,7 @@ TEST(TraSoftmax, BadFormsAreLocated) {
     tra::einsum::parse_einsum("P[i,j] = softmax_j(S[i,j])", kWhere);
     ADD_FAILURE() << "parse_einsum accepted a softmax";
   } catch (const tra::UserError& e) {
-    EXPECT_EQ(std::string(e.what()), at(9) + "softmax expands into four statements; it is written only as a statement of a deck's graph");
+    EXPECT_EQ(std::string(e.what()), at(9) + "softmax_j expands into several statements; it is written only as a statement of a deck's graph");
   }
 }
 
@@ -211,4 +213,26 @@ TEST(TraSoftmax, DeckErrorsPointAtTheMacro) {
             "deck.yaml:6:16: unexpected character '.' in EinSum statement");
   EXPECT_EQ(deck_error("tensors:\n  - {name: P.max, shape: [2], source: zeros}\ngraph: []\n"),
             "deck.yaml:2:12: tensor name 'P.max' must be a letter or '_' followed by letters, digits or '_'");
+}
+
+// log_softmax: the same max, exp and sum, then P.lse = P.max + log(P.sum) and
+// P = S − P.lse. Its values are exact where softmax's log would not be: a
+// probability that underflows (e^-800) still has its log (-800 and change).
+TEST(TraSoftmax, LogSoftmaxNeverTakesTheLogOfAnUnderflow) {
+  const std::vector<EinSum> st = parse_statement("P[b,l] = log_softmax_l(S[b,l])", kWhere);
+  ASSERT_EQ(st.size(), 5u);
+  EXPECT_EQ(st[0].output.name, "P.max");
+  EXPECT_EQ(st[1].output.name, "P.exp");
+  EXPECT_EQ(st[2].output.name, "P.sum");
+  EXPECT_EQ(st[3].str(), "P.lse[b] = (P.max[b] + log(P.sum[b]))");
+  EXPECT_EQ(st[4].str(), "P[b,l] = (S[b,l] - P.lse[b])");
+  std::map<std::string, tra::testing::Dense> t;
+  t["S"] = tra::testing::Dense{{2, 3}, {0.0, 800.0, 1.0, -3.0, 2.0, 2.5}};
+  for (const auto& e : st) t[e.output.name] = tra::testing::evaluate(e, t);
+  const auto& p = t.at("P").v;
+  EXPECT_NEAR(p[0], -800.0, 1e-12);  // log(e^0 / (e^0 + e^800 + e^1))
+  EXPECT_NEAR(p[1], 0.0, 1e-12);
+  const double lse = 2.5 + std::log(std::exp(-5.5) + std::exp(-0.5) + 1.0);
+  EXPECT_NEAR(p[3], -3.0 - lse, 4e-15 * std::abs(lse));
+  EXPECT_NEAR(p[5], 2.5 - lse, 4e-15 * std::abs(lse));
 }
