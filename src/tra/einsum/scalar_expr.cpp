@@ -4,26 +4,6 @@
 
 namespace tra::einsum {
 
-namespace {
-
-// op on constants, by the interpreter itself.
-Scalar fold(Op op, Scalar p, Scalar q) {
-  ScalarProgram f;
-  f.ops[0] = Op::Const;
-  f.imm[0] = p;
-  f.ops[1] = Op::Const;
-  f.imm[1] = q;
-  f.ops[2] = op;
-  f.size = 3;
-  if (op > Op::Pow) {  // unary: drop q
-    f.ops[1] = op;
-    f.size = 2;
-  }
-  return f.eval(0, 0);
-}
-
-}  // namespace
-
 ScalarExpr::Id ScalarExpr::add(Node n) {
   nodes_.push_back(n);
   return static_cast<Id>(nodes_.size()) - 1;

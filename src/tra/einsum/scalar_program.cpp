@@ -83,8 +83,8 @@ struct Monomial {
   bool constant() const { return a == 0 && b == 0; }
 };
 
-// op applied to constants, by the interpreter itself so that folding rounds
-// exactly as evaluation would.
+}  // namespace
+
 Scalar fold(Op op, Scalar p, Scalar q) {
   ScalarProgram f;
   f.ops[0] = Op::Const;
@@ -99,8 +99,6 @@ Scalar fold(Op op, Scalar p, Scalar q) {
   }
   return f.eval(0, 0);
 }
-
-}  // namespace
 
 bool ScalarProgram::is_scaled_product(Scalar* scale) const {
   Monomial st[kMaxStack];

@@ -87,6 +87,11 @@ struct ScalarProgram {
   std::string str(const std::string& x = "x", const std::string& y = "y") const;  // infix text
 };
 
+// op applied to constants (q ignored for a unary op), by the interpreter
+// itself, so that a constant folded before evaluation rounds as evaluation
+// would.
+Scalar fold(Op op, Scalar p, Scalar q);
+
 // ⊕: the aggregation of an EinSum. None means no label is aggregated.
 enum class AggOp { None, Sum, Max, Min };
 
