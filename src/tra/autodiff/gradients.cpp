@@ -85,7 +85,7 @@ class Backward {
     Gradients out;
     for (const auto& t : wf_.tensors)
       if (t.param) {
-        finish(t.name, Labels(t.shape.size()), t.loc);
+        finish(t.name, Labels(t.shape.size()), t.loc, true);
         out.params.push_back(t.name);
       }
     out.workflow = wf_;
@@ -188,9 +188,13 @@ class Backward {
   void emit(EinSum e) { out_.emplace_back(std::move(e)); }
 
   void contribute(const std::string& tensor, EinSum e) {
-    contributions_[tensor].push_back(out_.size());
+    contributions_[tensor].push_back({out_.size(), ""});
     emit(std::move(e));
   }
+
+  // A contribution that is an existing tensor as it is (the gradient of
+  // Z = X + Y reaching X): no statement copies it.
+  void contribute_as_is(const std::string& tensor, const std::string& existing) { contributions_[tensor].push_back({0, existing}); }
 
   // The gradient arriving at `z` (read with `labels`): complete now, since
   // every statement that reads z came later in the graph and has been
@@ -198,29 +202,37 @@ class Backward {
   // statements that would read it.
   std::optional<TensorRef> gradient_of(const std::string& z, const Labels& labels, const SourceLoc& at) {
     if (z == wf_.train->loss) return std::nullopt;
-    finish(z, labels, at);
-    return TensorRef{grad_name(z), labels, at};
+    return TensorRef{finish(z, labels, at, false), labels, at};
   }
 
-  // Names z's contributions: one is z.grad itself; several are added.
-  void finish(const std::string& z, Labels labels, const SourceLoc& at) {
+  // Names z's contributions and returns the tensor that holds z's gradient:
+  // one contribution is z.grad itself (or, `named` false, the tensor it is
+  // as it is); several are added into z.grad. A parameter's is always named
+  // z.grad, which outputs may write.
+  std::string finish(const std::string& z, Labels labels, const SourceLoc& at, bool named) {
     auto& parts = contributions_[z];
     if (parts.empty()) throw std::logic_error("autodiff: '" + z + "' on the path to the loss received no gradient");
-    if (parts.size() == 1) {
-      rename(parts[0], grad_name(z));
-      return;
-    }
     for (size_t i = 0; i < labels.size(); ++i) labels[i] = "g" + std::to_string(i);
-    std::string sum = grad_name(z) + ".1";
-    rename(parts[0], sum);
+    auto name_part = [&](const Contribution& c, const std::string& name) {
+      if (!c.as_is.empty()) return c.as_is;
+      rename(c.statement, name);
+      return name;
+    };
+    if (parts.size() == 1) {
+      if (!parts[0].as_is.empty() && named) {
+        emit(make(grad_name(z), labels, {TensorRef{parts[0].as_is, labels, at}}, simple(Op::In0, 1), at));
+        return grad_name(z);
+      }
+      return name_part(parts[0], grad_name(z));
+    }
+    std::string sum = name_part(parts[0], grad_name(z) + ".1");
     for (size_t k = 1; k < parts.size(); ++k) {
-      const std::string part = grad_name(z) + "." + std::to_string(k + 1);
-      rename(parts[k], part);
+      const std::string part = name_part(parts[k], grad_name(z) + "." + std::to_string(k + 1));
       const std::string out = k + 1 == parts.size() ? grad_name(z) : grad_name(z) + ".sum" + std::to_string(k + 1);
       emit(make(out, labels, {TensorRef{sum, labels, at}, TensorRef{part, labels, at}}, simple(Op::Add, 2), at));
       sum = out;
     }
-    parts.clear();
+    return grad_name(z);
   }
 
   void rename(size_t at, const std::string& name) {
@@ -257,6 +269,12 @@ class Backward {
         const ScalarExpr::Id cd = ex.apply(Op::Mul, ex.constant(c), *from_output);
         if (g) contribute(x.name, make("", x.labels, {*g, s.output}, program(ex, ex.apply(Op::Mul, ex.var(kG), cd), {-1, -1, 0, 1}, s), s.loc));
         else contribute(x.name, make("", x.labels, {s.output}, program(ex, cd, {-1, -1, -1, 0}, s), s.loc));
+        continue;
+      }
+      // ∂f/∂x = 1, x read with g's labels in g's order, and no other label
+      // (none summed, which would count): x's gradient contribution is g.
+      if (g && ex.is_constant(d, &c) && c == 1 && x.labels == g->labels && as_set(all) == as_set(g->labels)) {
+        contribute_as_is(x.name, g->name);
         continue;
       }
       contribute(x.name, gradient_statement(s, k, g, all, ex, d));
@@ -362,7 +380,11 @@ class Backward {
   const model::Workflow& wf_;
   std::set<std::string> need_;  // tensors on a path from a parameter to the loss
   std::vector<model::Statement> out_;
-  std::map<std::string, std::vector<size_t>> contributions_;  // tensor -> its contributions' places in out_
+  struct Contribution {
+    size_t statement = 0;  // its place in out_, or
+    std::string as_is;     // the tensor it is, unchanged
+  };
+  std::map<std::string, std::vector<Contribution>> contributions_;
 };
 
 }  // namespace

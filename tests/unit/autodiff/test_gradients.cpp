@@ -223,6 +223,25 @@ TEST(Gradients, AContractionsGradientIsAContraction) {
   EXPECT_TRUE(w.join.is_product());
 }
 
+// A gradient that passes a statement unchanged (Z = Y + c reaching Y) is the
+// same tensor: no statement copies it, and the contraction before reads it.
+TEST(Gradients, AGradientPassedUnchangedIsNotCopied) {
+  const model::Workflow wf = deck(std::string(kHead) +
+                                  "  - {name: X, shape: [3, 4], source: ones}\n"
+                                  "  - {name: W, shape: [4, 2], source: ones, param: true}\n"
+                                  "  - {name: c, shape: [2], source: ones, param: true}\n"
+                                  "graph:\n"
+                                  "  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\n"
+                                  "  - \"Z[b,o] = Y[b,o] + c[o]\"\n"
+                                  "  - \"L = sum_{b,o} sq(Z[b,o])\"\n"
+                                  "train: {loss: L}\n");
+  const Gradients g = with_gradients(wf);
+  std::vector<std::string> texts;
+  for (size_t i = g.forward; i < g.workflow.graph.size(); ++i) texts.push_back(std::get<einsum::EinSum>(g.workflow.graph[i]).text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"Z.grad[b,o] = 2 * Z[b,o]", "c.grad[o] = sum_{b} Z.grad[b,o]",
+                                             "W.grad[f,o] = sum_{b} Z.grad[b,o] * X[b,f]"}));
+}
+
 std::string error_of(const std::string& text) {
   try {
     with_gradients(deck(text));
