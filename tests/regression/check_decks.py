@@ -19,6 +19,15 @@ from references_transformer import REFERENCES as TRANSFORMER_REFERENCES  # noqa:
 REFERENCES.update(TRANSFORMER_REFERENCES)
 
 
+def read_result(path, name):
+    """A dataset of an HDF5 output, or a column of a CSV log (a training run's)."""
+    if path.endswith(".csv"):
+        with open(path) as f:
+            header = f.readline().strip().split(",")
+        return np.loadtxt(path, delimiter=",", skiprows=1, usecols=header.index(name), ndmin=1)
+    return np.asarray(__import__("h5py").File(path, "r")[name][...])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tra-run", required=True)
@@ -47,7 +56,7 @@ def main():
                 if "(DIFFERENT)" in run.stdout or "(floats equal)" not in run.stdout or "(equal)" not in run.stdout:
                     problems.append("measured floats moved differ from the prediction")
                 for path, dataset, expected, tol in REFERENCES[name](out, args.inputs):
-                    got = np.asarray(__import__("h5py").File(path, "r")[dataset][...])
+                    got = read_result(path, dataset)
                     if got.shape != expected.shape:
                         problems.append(f"{dataset}: shape {got.shape}, expected {expected.shape}")
                         continue

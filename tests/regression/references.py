@@ -192,6 +192,37 @@ def ffnn_gradients(out, inputs):
     ]
 
 
+def logistic_sgd(out, inputs):
+    """50 steps of torch.optim.SGD with momentum on the same data and initial
+    weights, float64: the loss of every iteration (from the run's log), the
+    trained weights and the last iteration's gradient."""
+    import torch
+    src = os.path.join(inputs, "data", "logistic.h5")
+    x, y, w0 = (torch.tensor(read(src, n), dtype=torch.float64) for n in ("/X", "/y", "/W0"))
+    w = w0.clone().requires_grad_(True)
+    opt = torch.optim.SGD([w], lr=0.5, momentum=0.9)
+    losses = []
+    for _ in range(50):
+        opt.zero_grad()
+        z = x @ w
+        loss = (torch.nn.functional.softplus(z) - y * z).sum() / x.shape[0]
+        loss.backward()
+        losses.append(loss.item())
+        grad = w.grad.detach().clone()
+        opt.step()
+    # The issue's bounds: loss curves within 1e-9, weights within 1e-8
+    # (relative); each step rounds a 256-long sum and a 32-long dot product,
+    # and 50 steps of a contracting iteration keep those near eps.
+    h5 = os.path.join(out, "logistic_sgd.h5")
+    wt, g = w.detach().numpy(), grad.numpy()
+    curve = np.array(losses)
+    return [
+        (os.path.join(out, "logistic_sgd.csv"), "loss", curve, 1e-9 * np.abs(curve)),
+        (h5, "/W", wt, 1e-8 * np.abs(wt).max()),
+        (h5, "/W.grad", g, 1e-8 * np.abs(g).max()),
+    ]
+
+
 REFERENCES = {
     "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
@@ -210,4 +241,5 @@ REFERENCES = {
     "chain_skewed.yaml": chain_skewed,
     "ffnn.yaml": ffnn,
     "ffnn_gradients.yaml": ffnn_gradients,
+    "logistic_sgd.yaml": logistic_sgd,
 }

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "tra/autodiff/gradients.hpp"
+#include "tra/autodiff/updates.hpp"
 #include "tra/common/error.hpp"
 #include "tra/decomp/partitioners.hpp"
 #include "tra/physical/compile.hpp"
@@ -23,16 +24,34 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
   table1.roots.clear();
   if (wf.outputs.empty())
     for (const std::string& sink : model::graph_sinks(wf)) table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(low.tensor_node.at(sink))]);
+  // A training run writes a parameter's trained value: its last update.
+  const bool updating = wf.train && wf.train->optimizer;
+  auto written = [&](const std::string& t) {
+    const model::TensorDecl* d = wf.find_tensor(t);
+    return updating && d && d->param ? autodiff::next_name(t) : t;
+  };
   for (const auto& o : wf.outputs) {
-    const int tra_node = low.tensor_node.at(o.tensor);
+    const int tra_node = low.tensor_node.at(written(o.tensor));
     const auto& node = low.plan.nodes[static_cast<size_t>(tra_node)];
     if (!node.type.standard() || node.keys.size() != static_cast<size_t>(node.type.tuples()))
       throw UserError(o.loc, "'" + o.tensor + "' is a tensor relation (" + node.type.str() + ") that is not a whole tensor in standard form; concat or rekey it before writing");
     table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(tra_node)]);
   }
+  // And every iteration reads the loss and each loop-carried tensor's update.
+  std::vector<std::string> carried;
+  if (updating) {
+    carried.push_back(wf.train->loss);
+    for (const auto& s : wf.graph) {
+      const std::string& out = model::statement_output(s);
+      if (out.size() > 5 && out.compare(out.size() - 5, 5, ".next") == 0) carried.push_back(out);
+    }
+    for (const auto& name : carried) table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(low.tensor_node.at(name))]);
+  }
   PlannedDeck p;
   p.optimized = physical::optimize(table1, options);
   p.output_nodes = p.optimized.chosen.roots;
+  for (size_t i = 0; i < carried.size(); ++i)
+    p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
   p.lowering = std::move(low);
   return p;
 }
@@ -107,7 +126,8 @@ PlannedDeck plan_deck(const model::Workflow& deck, int nranks, const physical::O
     best.deck_statements = deck.graph.size();
     return best;
   }
-  const autodiff::Gradients g = autodiff::with_gradients(deck);
+  autodiff::Gradients g = autodiff::with_gradients(deck);
+  if (deck.train->optimizer) autodiff::add_updates(g, *deck.train->optimizer);
   PlannedDeck best = plan_labelings(g.workflow, nranks, options);
   best.deck_statements = g.forward;
   return best;

@@ -20,6 +20,7 @@
 // The check costs one optimization per distinct labeling, so it is skipped
 // for graphs of more than kMaxCheckedStatements EinSum statements, and can be
 // switched off with `--disable baseline-labelings`.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,10 @@ struct PlannedDeck {
   std::size_t deck_statements = 0;  // how many of workflow.graph the deck wrote
   logical::Lowering lowering;       // of the chosen labeling
   physical::Optimized optimized;    // its IA plan
-  std::vector<int> output_nodes;    // wf.outputs[i] -> node of optimized.chosen
+  std::vector<int> output_nodes;    // wf.outputs[i] -> node of optimized.chosen (a trained parameter: its update)
+  // A training run's: the loss and every X.next (X read by the next
+  // iteration) -> node of optimized.chosen.
+  std::map<std::string, int> iteration_nodes;
   std::vector<LabelingCandidate> candidates;  // empty when no check was made
   std::string check_note;           // why there was no check, when there was a reason to say
 };

@@ -10,6 +10,7 @@
 
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
+#include "tra/app/train_loop.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/exec/executor.hpp"
@@ -175,6 +176,10 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     }
     outputs.push_back(p);
   }
+  // A training run's log goes where outputs go; checked before computing.
+  const bool training = wf.train && wf.train->optimizer;
+  const std::string log_path = training && !wf.train->log_file.empty() ? resolve_output(wf.train->log_file, opt.output_dir) : "";
+  if (!log_path.empty()) io::hdf5::check_writable(log_path);
   const double plan_seconds = planning.seconds();
 
   const std::string tra_text = low.plan.str();
@@ -193,18 +198,27 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
 
   std::set<int> keep;
   for (const auto& o : outputs) keep.insert(o.ia_node);
-  exec::Executor ex(ia, c, keep, opt.explain == RunOptions::Explain::Analyze);
-  Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");
-  // Every rank plans on its own and finishes at its own time; without this the
-  // execution clock (and the first collective) would absorb that skew.
-  c.barrier();
-  Stopwatch running;
-  ex.run([&](int node) {
-    const auto& n = ia.nodes[static_cast<size_t>(node)];
-    if (opt.verbose || running.seconds() > 1.0)
-      Log::progress("  p" + std::to_string(node) + "/" + std::to_string(ia.nodes.size()) + " " + n.name() + " " + n.detail);
-  });
-  const double execute_seconds = c.max(running.seconds());
+  const bool analyze = opt.explain == RunOptions::Explain::Analyze;
+  std::unique_ptr<exec::Executor> executor;
+  double execute_seconds = 0;
+  if (training) {
+    Log::progress("training: " + std::to_string(wf.train->iterations) + " iterations of " + std::to_string(ia.nodes.size()) + " IA operators");
+    executor = run_iterations(planned, *wf.train, c, keep, analyze, log_path, execute_seconds);
+  } else {
+    executor = std::make_unique<exec::Executor>(ia, c, keep, analyze);
+    Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");
+    // Every rank plans on its own and finishes at its own time; without this the
+    // execution clock (and the first collective) would absorb that skew.
+    c.barrier();
+    Stopwatch running;
+    executor->run([&](int node) {
+      const auto& n = ia.nodes[static_cast<size_t>(node)];
+      if (opt.verbose || running.seconds() > 1.0)
+        Log::progress("  p" + std::to_string(node) + "/" + std::to_string(ia.nodes.size()) + " " + n.name() + " " + n.detail);
+    });
+    execute_seconds = c.max(running.seconds());
+  }
+  const exec::Executor& ex = *executor;
   const std::string report = format_report(ia, ex.stats(), ex.totals(), execute_seconds);
   if (opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(ia, optimized.cost, ex.stats()));
 

@@ -28,6 +28,11 @@ std::vector<Tuple> Executor::scan(const IaNode& n) const {
   for (const auto& [k, site] : n.dist.at)
     if (n.dist.everywhere || site == comm_.rank()) mine.push_back(k);
   const model::TensorDecl& t = *n.scan().source;
+  if (auto given = inputs_.find(t.name); given != inputs_.end()) {
+    std::vector<Tuple> out;
+    for (const Key& k : mine) out.push_back({k, slice(*given->second, n.type.chunk_shape, k)});
+    return out;
+  }
   if (auto h = std::get_if<model::Hdf5Source>(&t.source)) return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine);
   const auto& g = std::get<model::Generator>(t.source);
   std::vector<Tuple> out;

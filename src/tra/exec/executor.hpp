@@ -12,10 +12,14 @@
 // tuples, which the LocalAgg then takes over, and the join's time includes
 // the fold.
 #include <functional>
+#include <map>
+#include <memory>
+#include <string>
 #include <set>
 #include <vector>
 
 #include "tra/comm/communicator.hpp"
+#include "tra/exec/host_tensor.hpp"
 #include "tra/physical/ia_plan.hpp"
 
 namespace tra::exec {
@@ -44,6 +48,10 @@ class Executor {
   // it they meet only in the Bcasts and Shuffles.
   Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep, bool barrier_each = false);
 
+  // The Scans of `tensor` cut their chunks from `values` instead of reading
+  // its source (a training loop's parameters after an update).
+  void set_input(const std::string& tensor, std::shared_ptr<const HostTensor> values) { inputs_[tensor] = std::move(values); }
+
   void run(const std::function<void(int node)>& before_node = {});
   const std::vector<Tuple>& result(int node) const;
   const std::vector<NodeRun>& stats() const { return stats_; }
@@ -60,6 +68,7 @@ class Executor {
   std::vector<std::vector<Tuple>> results_;
   std::vector<NodeRun> stats_;
   RunTotals totals_;
+  std::map<std::string, std::shared_ptr<const HostTensor>> inputs_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
 };
 

@@ -88,12 +88,26 @@ struct RunOptions {
   SourceLoc overdecomposition_loc;
 };
 
+// train: optimizer: — PyTorch's update formulas (torch.optim.SGD, with and
+// without momentum; dampening 0, no Nesterov).
+struct UpdateRule {
+  enum class Kind { Sgd, Momentum } kind = Kind::Sgd;
+  double lr = 0;    // learning rate
+  double beta = 0;  // momentum
+  SourceLoc loc;
+};
+
 // train: — what a training deck optimizes (docs/training.md). With only a
-// loss, the deck computes the loss and the gradients of its parameters once.
+// loss, the deck computes the loss and the gradients of its parameters once;
+// with an optimizer it runs `iterations` updates.
 struct TrainSettings {
   std::string loss;  // a scalar tensor of the graph
   SourceLoc loss_loc;
   SourceLoc loc;     // where train: is written
+  std::optional<UpdateRule> optimizer;
+  Index iterations = 0;
+  std::string log_file;  // iteration, loss, seconds (CSV); "" = none
+  SourceLoc log_loc;
 };
 
 struct Workflow {

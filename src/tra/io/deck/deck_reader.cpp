@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -163,16 +164,66 @@ class DeckReader {
     }
   }
 
-  // train: {loss: L} — the checks that need the graph (a scalar loss, a path
-  // from every parameter to it) are the gradient pass's (autodiff/).
+  // train: {loss: L, optimizer: {...}, iterations: N, log: {file: F}} — the
+  // checks that need the graph (a scalar loss, a path from every parameter
+  // to it) are the gradient pass's (autodiff/).
   void read_train(const YAML::Node& train, Workflow& wf) {
     if (!train.IsMap()) fail(train, "'train' must be a mapping with 'loss' (a scalar tensor of the graph)");
-    check_keys(train, {"loss"}, "train");
+    check_keys(train, {"loss", "optimizer", "iterations", "log"}, "train");
     model::TrainSettings t;
     t.loc = loc(train);
     t.loss = scalar(train, "loss", "train");
     t.loss_loc = text_loc(train["loss"]);
+    if (const YAML::Node o = train["optimizer"]) t.optimizer = read_update_rule(o);
+    if (const YAML::Node n = train["iterations"]) {
+      if (!t.optimizer) fail(n, "'iterations' needs an 'optimizer' (such as {kind: sgd, lr: 0.1}) to run them with");
+      t.iterations = integer(n, "iterations", 1);
+    } else if (t.optimizer) {
+      fail(train["optimizer"], "an optimizer needs 'iterations' (how many updates to run)");
+    }
+    if (const YAML::Node l = train["log"]) {
+      if (!l.IsMap()) fail(l, "'log' is a mapping {file: loss.csv}");
+      check_keys(l, {"file"}, "log");
+      t.log_file = scalar(l, "file", "log");
+      t.log_loc = text_loc(l["file"]);
+      if (!t.optimizer) fail(l, "'log' records iterations; it needs an 'optimizer' and 'iterations'");
+    }
     wf.train = t;
+  }
+
+  double positive_real(const YAML::Node& n, const std::string& what, bool below_one) const {
+    if (!n.IsScalar()) fail(n, what + " must be a number");
+    const std::string s = n.as<std::string>();
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(s, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used != s.size() || s.empty() || !std::isfinite(v)) fail(n, what + " must be a number, found '" + s + "'");
+    if (below_one ? !(v >= 0 && v < 1) : !(v > 0)) fail(n, what + (below_one ? " must be at least 0 and below 1" : " must be positive") + ", found " + s);
+    return v;
+  }
+
+  model::UpdateRule read_update_rule(const YAML::Node& o) const {
+    if (!o.IsMap()) fail(o, "'optimizer' is a mapping such as {kind: sgd, lr: 0.1} or {kind: momentum, lr: 0.1, beta: 0.9}");
+    model::UpdateRule r;
+    r.loc = loc(o);
+    const std::string kind = scalar(o, "kind", "optimizer");
+    if (kind == "sgd") {
+      check_keys(o, {"kind", "lr"}, "an sgd optimizer");
+    } else if (kind == "momentum") {
+      check_keys(o, {"kind", "lr", "beta"}, "a momentum optimizer");
+      r.kind = model::UpdateRule::Kind::Momentum;
+      if (!o["beta"]) fail(o, "a momentum optimizer needs 'beta' (such as 0.9)");
+      r.beta = positive_real(o["beta"], "beta", true);
+    } else {
+      fail(o["kind"], "unknown optimizer '" + kind + "'; expected sgd or momentum (adam is not built yet)");
+    }
+    if (!o["lr"]) fail(o, "the optimizer needs 'lr' (the learning rate)");
+    r.lr = positive_real(o["lr"], "lr", false);
+    return r;
   }
 
   void read_graph(const YAML::Node& list, Workflow& wf) {

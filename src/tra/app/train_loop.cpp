@@ -1,0 +1,87 @@
+#include "tra/app/train_loop.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "tra/autodiff/updates.hpp"
+#include "tra/comm/exchange.hpp"
+#include "tra/common/error.hpp"
+#include "tra/common/log.hpp"
+#include "tra/common/timer.hpp"
+
+namespace tra::app {
+
+namespace {
+
+// Every tuple of `node`'s result, on every rank (a relation held everywhere
+// is taken from rank 0 only).
+std::vector<Tuple> gathered(const exec::Executor& ex, const physical::IaNode& node, int node_id, const comm::Communicator& c) {
+  std::vector<Tuple> mine;
+  if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(node_id);
+  comm::Moved moved;
+  return comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, moved);
+}
+
+void write_log(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw UserError("cannot write the training log '" + path + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw UserError("cannot rename '" + tmp + "' into place as the training log '" + path + "': " + ec.message());
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c,
+                                               std::set<int> keep, bool analyze, const std::string& log_path, double& seconds) {
+  const physical::IaPlan& ia = planned.optimized.chosen;
+  for (const auto& [name, node] : planned.iteration_nodes) keep.insert(node);
+  const int loss_node = planned.iteration_nodes.at(train.loss);
+  std::map<std::string, std::shared_ptr<const exec::HostTensor>> carried;  // X -> its value for the next run
+  std::ostringstream log;
+  log << "iteration,loss,seconds\n";
+  log.precision(17);
+  std::unique_ptr<exec::Executor> ex;
+  c.barrier();
+  Stopwatch all;
+  for (Index it = 0; it < train.iterations; ++it) {
+    Stopwatch step;
+    ex = std::make_unique<exec::Executor>(ia, c, keep, analyze);
+    for (const auto& [name, values] : carried) ex->set_input(name, values);
+    ex->run();
+    const std::vector<Tuple> loss_tuples = gathered(*ex, ia.node(loss_node), loss_node, c);
+    const double loss = loss_tuples.at(0).chunk.to_host().at(0);
+    for (const auto& [name, node] : planned.iteration_nodes) {
+      if (name == train.loss) continue;
+      const physical::IaNode& n = ia.node(node);
+      const std::string x = name.substr(0, name.size() - autodiff::next_name("").size());
+      carried[x] = std::make_shared<const exec::HostTensor>(exec::assemble(gathered(*ex, n, node, c), n.type.tensor_shape(), n.type.chunk_shape));
+    }
+    const double t = c.max(step.seconds());
+    log << it << "," << loss << "," << t << "\n";
+    std::ostringstream line;
+    line.precision(10);
+    line << "iteration " << it + 1 << "/" << train.iterations << ": loss " << loss << " (" << t << " s)";
+    Log::progress(line.str());
+  }
+  seconds = c.max(all.seconds());
+  if (!log_path.empty() && c.rank() == 0) write_log(log_path, log.str());
+  return ex;
+}
+
+}  // namespace tra::app

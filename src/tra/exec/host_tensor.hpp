@@ -1,0 +1,21 @@
+#pragma once
+// A whole tensor in host memory, row-major: what a training loop carries
+// from one iteration to the next (a parameter's update, gathered on every
+// rank) and hands to the next run's Scans, which cut their chunks from it.
+#include <vector>
+
+#include "tra/core/tensor_relation.hpp"
+
+namespace tra::exec {
+
+struct HostTensor {
+  Shape shape;
+  std::vector<Scalar> values;
+};
+
+// The chunk of shape chunk_shape at chunk-grid position key.
+Chunk slice(const HostTensor& t, const Shape& chunk_shape, const Key& key);
+// The tensor of tensor_shape from every one of its tuples (standard form).
+HostTensor assemble(const std::vector<Tuple>& tuples, const Shape& tensor_shape, const Shape& chunk_shape);
+
+}  // namespace tra::exec
