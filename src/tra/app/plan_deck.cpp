@@ -43,7 +43,7 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
     carried.push_back(wf.train->loss);
     for (const auto& s : wf.graph) {
       const std::string& out = model::statement_output(s);
-      if (out.size() > 5 && out.compare(out.size() - 5, 5, ".next") == 0) carried.push_back(out);
+      if (!autodiff::carried_by(out).empty()) carried.push_back(out);
     }
     for (const auto& name : carried) table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(low.tensor_node.at(name))]);
   }

@@ -1,10 +1,5 @@
 #include "tra/app/train_loop.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -13,6 +8,7 @@
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
+#include "tra/io/text_file.hpp"
 
 namespace tra::app {
 
@@ -25,24 +21,6 @@ std::vector<Tuple> gathered(const exec::Executor& ex, const physical::IaNode& no
   if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(node_id);
   comm::Moved moved;
   return comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, moved);
-}
-
-void write_log(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw UserError("cannot write the training log '" + path + "'");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw UserError("cannot rename '" + tmp + "' into place as the training log '" + path + "': " + ec.message());
-  }
 }
 
 }  // namespace
@@ -69,8 +47,7 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     for (const auto& [name, node] : planned.iteration_nodes) {
       if (name == train.loss) continue;
       const physical::IaNode& n = ia.node(node);
-      const std::string x = name.substr(0, name.size() - autodiff::next_name("").size());
-      carried[x] = std::make_shared<const exec::HostTensor>(exec::assemble(gathered(*ex, n, node, c), n.type.tensor_shape(), n.type.chunk_shape));
+      carried[autodiff::carried_by(name)] = std::make_shared<const exec::HostTensor>(exec::assemble(gathered(*ex, n, node, c), n.type.tensor_shape(), n.type.chunk_shape));
     }
     const double t = c.max(step.seconds());
     log << it << "," << loss << "," << t << "\n";
@@ -80,7 +57,7 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     Log::progress(line.str());
   }
   seconds = c.max(all.seconds());
-  if (!log_path.empty() && c.rank() == 0) write_log(log_path, log.str());
+  if (!log_path.empty() && c.rank() == 0) io::write_text_file(log_path, log.str(), "the training log");
   return ex;
 }
 

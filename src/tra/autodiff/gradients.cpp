@@ -151,21 +151,8 @@ class Backward {
   }
 
   // A generated statement; labels in the inputs but not in the output are summed.
-  EinSum make(const std::string& out, const Labels& out_labels, std::vector<TensorRef> ins, const ScalarProgram& prog, const SourceLoc& at) const {
-    EinSum e;
-    e.loc = at;
-    e.output = TensorRef{out, out_labels, at};
-    for (auto& in : ins) in.loc = at;
-    e.inputs = std::move(ins);
-    for (const auto& in : e.inputs)
-      for (const auto& l : in.labels)
-        if (std::find(out_labels.begin(), out_labels.end(), l) == out_labels.end() &&
-            std::find(e.agg_labels.begin(), e.agg_labels.end(), l) == e.agg_labels.end())
-          e.agg_labels.push_back(l);
-    e.agg = e.agg_labels.empty() ? einsum::AggOp::None : einsum::AggOp::Sum;
-    e.join = prog;
-    e.text = e.str();
-    return e;
+  static EinSum make(const std::string& out, const Labels& out_labels, std::vector<TensorRef> ins, const ScalarProgram& prog, const SourceLoc& at) {
+    return einsum::make_sum_einsum(TensorRef{out, out_labels, at}, std::move(ins), prog, at);
   }
 
   ScalarProgram program(const ScalarExpr& ex, ScalarExpr::Id e, std::vector<int> slot_of, const EinSum& s) const {

@@ -2,43 +2,29 @@
 
 #include <algorithm>
 
+#include "tra/einsum/scalar_expr.hpp"
+
 namespace tra::autodiff {
 
 std::string next_name(const std::string& tensor) { return tensor + ".next"; }
 
+std::string carried_by(const std::string& name) {
+  const std::string suffix = next_name("");
+  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return "";
+  return name.substr(0, name.size() - suffix.size());
+}
+
 namespace {
 
-using einsum::EinSum;
-using einsum::Op;
-using einsum::TensorRef;
-
-// out[l] = a·in0[l] + b·in1[l] over one label per dimension.
-EinSum combine(const std::string& out, const std::string& in0, Scalar a, const std::string& in1, Scalar b, std::size_t rank, const SourceLoc& at) {
+// out[l] = a·in0[l] + b·in1[l] over one label per dimension, as PyTorch
+// rounds it (p − lr·g, β·buf + g): a factor of 1 is left out.
+einsum::EinSum combine(const std::string& out, const std::string& in0, Scalar a, const std::string& in1, Scalar b, std::size_t rank, const SourceLoc& at) {
   einsum::Labels labels;
   for (std::size_t i = 0; i < rank; ++i) labels.push_back("u" + std::to_string(i));
-  EinSum e;
-  e.loc = at;
-  e.output = TensorRef{out, labels, at};
-  e.inputs = {TensorRef{in0, labels, at}, TensorRef{in1, labels, at}};
-  einsum::ScalarProgram& p = e.join;
-  auto push = [&p](Op op, Scalar imm = 0) {
-    p.ops[p.size] = op;
-    p.imm[p.size++] = imm;
-  };
-  // As PyTorch rounds them: a·x + b·y with a = 1 left out (p - lr·g, β·buf + g).
-  push(Op::In0);
-  if (a != 1) {
-    push(Op::Const, a);
-    push(Op::Mul);
-  }
-  push(Op::In1);
-  if (b != 1) {
-    push(Op::Const, b);
-    push(Op::Mul);
-  }
-  push(Op::Add);
-  e.text = e.str();
-  return e;
+  einsum::ScalarExpr ex;
+  auto scaled = [&](int slot, Scalar c) { return ex.apply(einsum::Op::Mul, ex.var(slot), ex.constant(c)); };
+  const einsum::ScalarProgram program = *ex.program(ex.apply(einsum::Op::Add, scaled(0, a), scaled(1, b)), {0, 1});
+  return einsum::make_sum_einsum(einsum::TensorRef{out, labels, at}, {einsum::TensorRef{in0, labels, at}, einsum::TensorRef{in1, labels, at}}, program, at);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 // (momentum's velocity), a tensor declared zero and its .next. A training
 // loop runs the plan, then reads every X.next as the next iteration's X.
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "tra/autodiff/gradients.hpp"
@@ -14,6 +13,9 @@ namespace tra::autodiff {
 
 // "W" -> "W.next".
 std::string next_name(const std::string& tensor);
+// "W.next" -> "W": the tensor a statement's output carries into the next
+// iteration; "" for any other name.
+std::string carried_by(const std::string& name);
 
 // Appends the update statements (and the state tensors) for rule to g's
 // workflow; returns the loop-carried tensors (parameters, then state), each

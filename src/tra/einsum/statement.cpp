@@ -18,6 +18,23 @@ static std::string ref_str(const TensorRef& r) {
   return s + "]";
 }
 
+EinSum make_sum_einsum(const TensorRef& output, std::vector<TensorRef> inputs, const ScalarProgram& join, const SourceLoc& at) {
+  EinSum e;
+  e.loc = at;
+  e.output = output;
+  e.output.loc = at;
+  for (auto& in : inputs) in.loc = at;
+  e.inputs = std::move(inputs);
+  auto has = [](const Labels& ls, const Label& l) { return std::find(ls.begin(), ls.end(), l) != ls.end(); };
+  for (const auto& in : e.inputs)
+    for (const auto& l : in.labels)
+      if (!has(e.output.labels, l) && !has(e.agg_labels, l)) e.agg_labels.push_back(l);
+  e.agg = e.agg_labels.empty() ? AggOp::None : AggOp::Sum;
+  e.join = join;
+  e.text = e.str();
+  return e;
+}
+
 std::string EinSum::str() const {
   std::ostringstream os;
   os << ref_str(output) << " = ";

@@ -37,4 +37,9 @@ struct EinSum {
   std::string str() const;  // canonical text
 };
 
+// A statement built in code (the gradient pass, the optimizer's update):
+// every label of the inputs that the output lacks is summed; located at
+// `at`, with its canonical text.
+EinSum make_sum_einsum(const TensorRef& output, std::vector<TensorRef> inputs, const ScalarProgram& join, const SourceLoc& at);
+
 }  // namespace tra::einsum

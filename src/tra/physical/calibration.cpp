@@ -1,24 +1,20 @@
 #include "tra/physical/calibration.hpp"
 
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
 
 #include "tra/common/error.hpp"
+#include "tra/io/text_file.hpp"
 
 namespace tra::physical {
 namespace {
-
-namespace fs = std::filesystem;
 
 // The rates as the file names them, in the order they are written.
 struct Field {
@@ -127,29 +123,15 @@ Rates load_rates(const std::string& path) {
 void save_rates(const Rates& r, const std::string& path) {
   std::string header = r.origin;
   std::replace(header.begin(), header.end(), '\n', ' ');
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    if (!out) throw UserError(SourceLoc{path, 0, 0}, "cannot write the calibration file (does its folder exist?)");
-    out << "# " << header << "\nrates:\n";
-    for (const Field& f : kFields) {
-      const std::string key = std::string(f.key) + ":";
-      const std::string value = number(r.*(f.member));
-      out << "  " << key << std::string(key.size() < 17 ? 17 - key.size() : 1, ' ') << value
-          << std::string(value.size() < 10 ? 10 - value.size() : 1, ' ') << "# " << f.unit << "\n";
-    }
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw UserError(SourceLoc{path, 0, 0}, "cannot write the calibration file (disk full?)");
-    }
+  std::ostringstream out;
+  out << "# " << header << "\nrates:\n";
+  for (const Field& f : kFields) {
+    const std::string key = std::string(f.key) + ":";
+    const std::string value = number(r.*(f.member));
+    out << "  " << key << std::string(key.size() < 17 ? 17 - key.size() : 1, ' ') << value
+        << std::string(value.size() < 10 ? 10 - value.size() : 1, ' ') << "# " << f.unit << "\n";
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw UserError(SourceLoc{path, 0, 0}, "cannot rename '" + tmp + "' into place: " + ec.message());
-  }
+  io::write_text_file(path, out.str(), "the calibration file");
 }
 
 }  // namespace tra::physical

@@ -158,7 +158,11 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
 // strategy's trial, its greedy settling took the spread first and closed off
 // better plans of the same strategy.
 int final_placement(SearchState& st) {
-  static const std::set<std::string> placement{"shuffle-spread", "R2-1", "R2-4", "R2-5", "R2-7", "scan-part", "scan-all", "scan-face"};
+  static const std::set<std::string> placement = [] {
+    std::set<std::string> s = placement_rules();
+    s.insert("shuffle-spread");
+    return s;
+  }();
   const size_t before = st.out.applied.size();
   st.search.settle(st.best, &placement, &st.out.applied);
   st.best.tidy();

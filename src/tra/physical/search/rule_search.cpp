@@ -71,6 +71,11 @@ bool Search::family_allowed(const JoinStrategy& s, bool has_aggregation) const {
   return lower(s.family) == lower(opt_.strategy);
 }
 
+const std::set<std::string>& placement_rules() {
+  static const std::set<std::string> names{"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-7", "scan-part", "scan-all", "scan-face"};
+  return names;
+}
+
 std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits) {
   Trial t(h, j);
   apply_join_strategy(h.plan, j, s);
@@ -93,10 +98,8 @@ std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrat
   const std::string invalid = invalid_reason(h.plan, h.order);
   if (!invalid.empty()) return invalid;
   h.cost = search.cost(h);
-  // A strategy changes movement and placement only: the rules that settle
-  // those are enough (the kernel compositions are done).
-  static const std::set<std::string> placement{"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-7", "scan-part", "scan-all", "scan-face"};
-  search.settle(h, &placement, nullptr, false, edits);
+  // (The kernel compositions are done.)
+  search.settle(h, &placement_rules(), nullptr, false, edits);
   return "";
 }
 

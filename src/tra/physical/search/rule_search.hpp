@@ -55,6 +55,10 @@ class Search {
   std::vector<Tried> rules_;
 };
 
+// The rules that settle movement and placement (R2-1 … R2-5, R2-7, the scan
+// rules): a join strategy changes only those, so only they settle it.
+const std::set<std::string>& placement_rules();
+
 // The plan `h` (normalized) with join strategy `s` at join `j`, settled with
 // the placement rules; returns why the strategy gives an invalid plan, or
 // nothing. The edits are appended to `edits`, if given, to be taken back.

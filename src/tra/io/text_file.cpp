@@ -1,0 +1,33 @@
+#include "tra/io/text_file.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "tra/common/error.hpp"
+
+namespace tra::io {
+
+void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    if (!out) throw UserError(SourceLoc{path, 0, 0}, "cannot write " + what + " (does its folder exist?)");
+    out << text;
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw UserError(SourceLoc{path, 0, 0}, "cannot write " + what + " (disk full?)");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw UserError(SourceLoc{path, 0, 0}, "cannot rename '" + tmp + "' into place: " + ec.message());
+  }
+}
+
+}  // namespace tra::io
