@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   app.add_option("--partitioner", opt.partitioner, "how every EinSum statement's d is chosen: eindecomp, sqrt, data-parallel, model-parallel, manual (overrides the deck)");
   app.add_option("--overdecomposition", opt.overdecomposition, "kernel calls per rank for the partitioner: 1, 2, 4, ... 1024 (overrides the deck)");
   app.add_option("--calibration", opt.calibration, "machine rates measured by tra-calibrate (default: the deck's run: optimizer: calibration, else built-in rates)");
+  app.add_option("--resume", opt.resume, "continue a training run from a checkpoint its deck wrote (train: checkpoint:)");
   app.add_flag("--dry-run", opt.dry_run, "plan only: stop before execution, write nothing");
   app.add_option("--output-dir", opt.output_dir, "folder for output files given with relative paths (default: current folder)");
   app.add_flag("-v,--verbose", opt.verbose, "show every operator as it runs");

@@ -8,9 +8,12 @@
 #include <set>
 #include <sstream>
 
+#include "tra/app/checkpoint.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
+#include "tra/app/result_dataset.hpp"
 #include "tra/app/train_loop.hpp"
+#include "tra/autodiff/updates.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/exec/executor.hpp"
@@ -18,6 +21,7 @@
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/io/hdf5/writer.hpp"
 #include "tra/logical/lower.hpp"
+#include "tra/model/batch_order.hpp"
 #include "tra/physical/optimizer.hpp"
 
 namespace tra::app {
@@ -178,8 +182,19 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   }
   // A training run's log goes where outputs go; checked before computing.
   const bool training = wf.train && wf.train->optimizer;
-  const std::string log_path = training && !wf.train->log_file.empty() ? resolve_output(wf.train->log_file, opt.output_dir) : "";
-  if (!log_path.empty()) io::hdf5::check_writable(log_path);
+  if (!opt.resume.empty() && !training) throw UserError("--resume " + opt.resume + ": the deck does not train (no train: optimizer:)");
+  TrainFiles train_files;
+  if (training && !wf.train->log_file.empty()) train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
+  if (training && !wf.train->checkpoint_file.empty()) train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
+  for (const std::string& path : {train_files.log, train_files.checkpoint})
+    if (!path.empty()) io::hdf5::check_writable(path);
+  Checkpoint resume;
+  if (!opt.resume.empty()) {
+    std::map<std::string, Shape> shapes;
+    for (const auto& [name, node] : planned.iteration_nodes)
+      if (name != wf.train->loss) shapes[autodiff::carried_by(name)] = ia.node(node).type.tensor_shape();
+    resume = read_checkpoint(c, opt.resume, shapes, training_setup(*wf.train, model::batches_per_epoch(wf)), wf.train->iterations);
+  }
   const double plan_seconds = planning.seconds();
 
   const std::string tra_text = low.plan.str();
@@ -202,8 +217,9 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   std::unique_ptr<exec::Executor> executor;
   double execute_seconds = 0;
   if (training) {
-    Log::progress("training: " + std::to_string(wf.train->iterations) + " iterations of " + std::to_string(ia.nodes.size()) + " IA operators");
-    executor = run_iterations(planned, *wf.train, c, keep, analyze, log_path, execute_seconds);
+    Log::progress("training: " + std::to_string(wf.train->iterations) + " iterations of " + std::to_string(ia.nodes.size()) + " IA operators" +
+                  (resume.done ? ", resuming after iteration " + std::to_string(resume.done) : std::string()));
+    executor = run_iterations(planned, *wf.train, c, keep, analyze, train_files, resume, execute_seconds);
   } else {
     executor = std::make_unique<exec::Executor>(ia, c, keep, analyze);
     Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");
@@ -227,16 +243,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   for (const auto& o : outputs) {
     auto& f = files[o.path];
     f.path = o.path;
-    const auto& node = ia.nodes[static_cast<size_t>(o.ia_node)];
-    io::hdf5::DatasetData ds;
-    ds.dataset = o.decl->dataset;
-    ds.tensor_shape = node.type.tensor_shape();
-    for (const Tuple& t : ex.result(o.ia_node)) {
-      // A broadcast relation is on every rank: one rank writes each chunk.
-      if (node.dist.everywhere && linearize(t.key, node.type.frontier) % c.size() != c.rank()) continue;
-      ds.local.push_back(t);
-    }
-    f.datasets.push_back(std::move(ds));
+    f.datasets.push_back(result_dataset(ex, ia, o.ia_node, o.decl->dataset, c));
   }
   for (auto& [path, f] : files) {
     f.attributes["tra_deck"] = wf.deck_text;

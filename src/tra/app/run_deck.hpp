@@ -22,6 +22,7 @@ struct RunOptions {
   bool dry_run = false;
   bool verbose = false;
   std::string output_dir;  // relative output files land here ("" = current folder)
+  std::string resume;      // --resume: a training checkpoint to continue from ("" = start afresh)
 };
 
 // Throws UserError for the user's mistakes (same on every rank).

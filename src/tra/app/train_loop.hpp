@@ -1,9 +1,12 @@
 #pragma once
 // A training deck's iterations: the step (forward, backward and update, one
-// IA plan) is planned once and run `iterations` times. After each run every
-// loop-carried tensor X (a parameter, an optimizer's state) is read back
-// from X.next, gathered on every rank, and the next run's Scans of X cut
-// their chunks from it; the loss is printed by rank 0 and logged.
+// IA plan) is planned once and run `iterations` times. Before each run the
+// batch tensors are pointed at the iteration's batch (model/batch_order) and
+// Adam's step scalars are set; after it every loop-carried tensor X (a
+// parameter, an optimizer's state) is read back from X.next, gathered on
+// every rank, and the next run's Scans of X cut their chunks from it. Rank 0
+// prints the loss and the rate and logs them; checkpoints are written every
+// `checkpoint.every` iterations and after the last.
 //
 // Not yet as the issue wants it: the carried tensors are gathered whole on
 // every rank (an all-gather per tensor and iteration, not charged by the
@@ -12,16 +15,23 @@
 #include <set>
 #include <string>
 
+#include "tra/app/checkpoint.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/comm/communicator.hpp"
 #include "tra/exec/executor.hpp"
 
 namespace tra::app {
 
+struct TrainFiles {
+  std::string log;         // the CSV log ("" = none)
+  std::string checkpoint;  // ("" = none)
+};
+
 // The last iteration's executor (its results are the ones written out);
-// `seconds`: all iterations, the slowest rank's. `log_path`: the CSV log
-// ("" = none), written under a temporary name and renamed into place.
+// `seconds`: all iterations run, the slowest rank's. `resume`: the state to
+// start from (done = 0: the deck's sources).
 std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c,
-                                               std::set<int> keep, bool analyze, const std::string& log_path, double& seconds);
+                                               std::set<int> keep, bool analyze, const TrainFiles& files, const Checkpoint& resume,
+                                               double& seconds);
 
 }  // namespace tra::app

@@ -33,7 +33,10 @@ std::vector<Tuple> Executor::scan(const IaNode& n) const {
     for (const Key& k : mine) out.push_back({k, slice(*given->second, n.type.chunk_shape, k)});
     return out;
   }
-  if (auto h = std::get_if<model::Hdf5Source>(&t.source)) return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine);
+  if (auto h = std::get_if<model::Hdf5Source>(&t.source)) {
+    const auto origin = origins_.find(t.name);
+    return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine, origin == origins_.end() ? Shape{} : origin->second);
+  }
   const auto& g = std::get<model::Generator>(t.source);
   std::vector<Tuple> out;
   for (const Key& k : mine) out.push_back({k, io::generate_chunk(g, t.shape, n.type.chunk_shape, k)});

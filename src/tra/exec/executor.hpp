@@ -51,6 +51,9 @@ class Executor {
   // The Scans of `tensor` cut their chunks from `values` instead of reading
   // its source (a training loop's parameters after an update).
   void set_input(const std::string& tensor, std::shared_ptr<const HostTensor> values) { inputs_[tensor] = std::move(values); }
+  // The Scans of `tensor` read the part of its HDF5 dataset that starts at
+  // `origin` (a training loop's batch).
+  void set_origin(const std::string& tensor, Shape origin) { origins_[tensor] = std::move(origin); }
 
   void run(const std::function<void(int node)>& before_node = {});
   const std::vector<Tuple>& result(int node) const;
@@ -69,6 +72,7 @@ class Executor {
   std::vector<NodeRun> stats_;
   RunTotals totals_;
   std::map<std::string, std::shared_ptr<const HostTensor>> inputs_;
+  std::map<std::string, Shape> origins_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
 };
 

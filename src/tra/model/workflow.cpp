@@ -32,6 +32,12 @@ std::string TraStatement::str() const {
   return os.str();
 }
 
+Shape TensorDecl::source_shape() const {
+  Shape s = shape;
+  if (batch) s[static_cast<size_t>(batch->dim)] = batch->rows;
+  return s;
+}
+
 const TensorDecl* Workflow::find_tensor(const std::string& name) const {
   for (const auto& t : tensors)
     if (t.name == name) return &t;

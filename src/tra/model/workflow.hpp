@@ -29,16 +29,30 @@ struct Hdf5Source {
   bool operator==(const Hdf5Source& o) const { return file == o.file && dataset == o.dataset; }
 };
 
+// batch: {dim: D, size: B} — a training deck's data, read B rows along D per
+// iteration (model/batch_order.hpp says which rows).
+struct BatchSpec {
+  int dim = 0;
+  Index size = 0;   // rows per iteration: the tensor's extent along dim in the graph
+  Index rows = 0;   // the dataset's extent along dim
+  SourceLoc loc;
+  Index batches() const { return rows / size; }
+  bool operator==(const BatchSpec& o) const { return dim == o.dim && size == o.size && rows == o.rows; }
+};
+
 struct TensorDecl {
   std::string name;
-  Shape shape;
+  Shape shape;  // as the graph sees it: a batch tensor's is one batch
   std::optional<Shape> chunk;  // chunk shape, if the deck fixes it
   std::variant<Generator, Hdf5Source> source;
   SourceLoc loc;
   bool param = false;  // param: true — trained (train:); `source` gives its initial values
   SourceLoc param_loc;
+  std::optional<BatchSpec> batch;
+  // The shape of the data behind the tensor: a batch tensor's whole dataset.
+  Shape source_shape() const;
   // The same tensor read the same way (where the deck says so does not count).
-  bool same_data(const TensorDecl& o) const { return name == o.name && shape == o.shape && chunk == o.chunk && source == o.source; }
+  bool same_data(const TensorDecl& o) const { return name == o.name && shape == o.shape && chunk == o.chunk && source == o.source && batch == o.batch; }
 };
 
 // A statement of the TRA that EinSum does not say (TRA paper §3.1).
@@ -89,11 +103,14 @@ struct RunOptions {
 };
 
 // train: optimizer: — PyTorch's update formulas (torch.optim.SGD, with and
-// without momentum; dampening 0, no Nesterov).
+// without momentum, dampening 0, no Nesterov; torch.optim.Adam, no weight
+// decay, no amsgrad).
 struct UpdateRule {
-  enum class Kind { Sgd, Momentum } kind = Kind::Sgd;
-  double lr = 0;    // learning rate
-  double beta = 0;  // momentum
+  enum class Kind { Sgd, Momentum, Adam } kind = Kind::Sgd;
+  double lr = 0;      // learning rate
+  double beta = 0;    // momentum; Adam's beta1
+  double beta2 = 0;   // Adam
+  double eps = 0;     // Adam
   SourceLoc loc;
 };
 
@@ -105,9 +122,19 @@ struct TrainSettings {
   SourceLoc loss_loc;
   SourceLoc loc;     // where train: is written
   std::optional<UpdateRule> optimizer;
-  Index iterations = 0;
+  Index iterations = 0;  // epochs: E is read as E × batches per epoch
+  Index epochs = 0;      // as written; 0 = iterations were given
+  // order: — which batch an iteration reads (model/batch_order.hpp).
+  enum class Order { Sequential, Shuffled } order = Order::Sequential;
+  std::uint64_t seed = 0;
+  SourceLoc order_loc;
   std::string log_file;  // iteration, loss, seconds (CSV); "" = none
   SourceLoc log_loc;
+  // checkpoint: {file, every} — parameters, optimizer state and the
+  // iteration count, written every `every` iterations (and after the last).
+  std::string checkpoint_file;  // "" = none; resolved like outputs
+  Index checkpoint_every = 0;
+  SourceLoc checkpoint_loc;
 };
 
 struct Workflow {

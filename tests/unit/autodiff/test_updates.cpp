@@ -3,6 +3,7 @@
 // reference evaluator on given values and compared with the formulas.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -26,8 +27,9 @@ Gradients trained(const std::string& optimizer) {
       "train: {loss: L, optimizer: " + optimizer + ", iterations: 1}\n",
       "deck.yaml", "");
   Gradients g = with_gradients(wf);
-  const std::vector<std::string> carried = optimizer.find("momentum") != std::string::npos ? std::vector<std::string>{"W", "W.momentum"}
-                                                                                         : std::vector<std::string>{"W"};
+  std::vector<std::string> carried{"W"};
+  if (optimizer.find("momentum") != std::string::npos) carried.push_back("W.momentum");
+  if (optimizer.find("adam") != std::string::npos) carried.insert(carried.end(), {"W.exp_avg", "W.exp_avg_sq"});
   EXPECT_EQ(add_updates(g, *wf.train->optimizer), carried);
   return g;
 }
@@ -61,6 +63,41 @@ TEST(Updates, MomentumKeepsAVelocity) {
   const auto r = run_updates(g, first_update, t);
   EXPECT_EQ(r.at("W.momentum.next").v, (std::vector<double>{0.75 * 2.0 + 0.5, 0.75 * -1.0 + 4.0}));
   EXPECT_EQ(r.at("W.next").v, (std::vector<double>{1.0 - 0.5 * (0.75 * 2.0 + 0.5), -2.0 - 0.5 * (0.75 * -1.0 + 4.0)}));
+}
+
+// torch.optim.Adam's step 3 (bias corrections 1 − β^3), written out as
+// PyTorch 1.13's _single_tensor_adam rounds it.
+TEST(Updates, AdamFollowsPyTorchsStep) {
+  const Gradients g = trained("{kind: adam, lr: 0.01, beta1: 0.8, beta2: 0.9, eps: 1e-3}");
+  for (const char* state : {"W.exp_avg", "W.exp_avg_sq"}) {
+    const model::TensorDecl* t = g.workflow.find_tensor(state);
+    ASSERT_NE(t, nullptr) << state;
+    EXPECT_EQ(t->shape, (Shape{2}));
+  }
+  const size_t first_update = g.workflow.graph.size() - 6;
+  model::UpdateRule adam;
+  adam.kind = model::UpdateRule::Kind::Adam;
+  adam.lr = 0.01;
+  adam.beta = 0.8;
+  adam.beta2 = 0.9;
+  adam.eps = 1e-3;
+  const std::map<std::string, double> scalars = step_scalars(adam, 3);
+  ASSERT_EQ(scalars.size(), 2u);
+  std::map<std::string, Dense> t{{"W", Dense{{2}, {1.0, -2.0}}}, {"W.grad", Dense{{2}, {0.5, 4.0}}},
+                                 {"W.exp_avg", Dense{{2}, {0.25, -1.0}}}, {"W.exp_avg_sq", Dense{{2}, {0.125, 3.0}}}};
+  for (const auto& [name, value] : scalars) t[name] = Dense{{}, {value}};
+  const auto r = run_updates(g, first_update, t);
+  const double bc1 = 1 - std::pow(0.8, 3.0), bc2 = 1 - std::pow(0.9, 3.0);
+  for (size_t i = 0; i < 2; ++i) {
+    const double grad = t["W.grad"].v[i];
+    const double m = t["W.exp_avg"].v[i] * 0.8 + grad * (1 - 0.8);
+    const double v = t["W.exp_avg_sq"].v[i] * 0.9 + (1 - 0.9) * grad * grad;
+    const double denom = std::sqrt(v) / std::sqrt(bc2) + 1e-3;
+    EXPECT_EQ(r.at("W.exp_avg.next").v[i], m);
+    EXPECT_EQ(r.at("W.exp_avg_sq.next").v[i], v);
+    EXPECT_EQ(r.at("W.next").v[i], t["W"].v[i] + -(0.01 / bc1) * m / denom);
+  }
+  EXPECT_TRUE(step_scalars(model::UpdateRule{}, 3).empty());
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "tra/einsum/parser.hpp"
+#include "tra/model/batch_order.hpp"
 
 namespace tra::io {
 
@@ -48,8 +49,11 @@ class DeckReader {
       if (root["outputs"]) read_outputs(root["outputs"], wf);
       if (root["run"]) read_run(root["run"], wf);
       if (root["train"]) read_train(root["train"], wf);
-      for (const auto& t : wf.tensors)
+      for (const auto& t : wf.tensors) {
         if (t.param && !wf.train) throw UserError(t.param_loc, "tensor '" + t.name + "' is a parameter (param: true), but the deck has no train: section naming the loss");
+        if (t.batch && !wf.train) throw UserError(t.batch->loc, "tensor '" + t.name + "' is read in batches, but the deck has no train: section to iterate over them");
+        if (t.batch && t.param) throw UserError(t.batch->loc, "tensor '" + t.name + "' is a parameter; a parameter is not read in batches");
+      }
     } catch (const YAML::Exception& e) {
       // A value of the wrong YAML kind (a list where a name was expected ...).
       throw UserError(SourceLoc{name_, e.mark.line + 1, e.mark.column + 1}, "unexpected value: " + e.msg);
@@ -125,7 +129,7 @@ class DeckReader {
     std::set<std::string> seen;
     for (const auto& t : list) {
       if (!t.IsMap()) fail(t, "each tensor is a mapping with name, shape, optional chunk, and source");
-      check_keys(t, {"name", "shape", "chunk", "source", "param"}, "a tensor");
+      check_keys(t, {"name", "shape", "chunk", "source", "param", "batch"}, "a tensor");
       TensorDecl d;
       d.loc = loc(t);
       d.name = scalar(t, "name", "a tensor");
@@ -135,6 +139,7 @@ class DeckReader {
       d.shape = shape(t["shape"], "shape");
       if (d.shape.empty()) fail(t["shape"], "shape must have at least one extent (a scalar is written [1])");
       if (d.shape.size() > 8) fail(t["shape"], "tensors of rank above 8 are not supported");
+      if (const YAML::Node b = t["batch"]) d.batch = read_batch(b, d);
       if (t["chunk"]) {
         d.chunk = shape(t["chunk"], "chunk");
         if (d.chunk->size() != d.shape.size()) fail(t["chunk"], "chunk has " + std::to_string(d.chunk->size()) + " extents but shape has " + std::to_string(d.shape.size()));
@@ -145,6 +150,7 @@ class DeckReader {
       const YAML::Node src = t["source"];
       if (!src) fail(t, "tensor '" + d.name + "' needs 'source': a generator such as uniform(-1, 1, 7) or {file: ..., dataset: ...}");
       if (src.IsScalar()) {
+        if (d.batch) fail(t["batch"], "tensor '" + d.name + "': batches are read from an HDF5 source ({file: ..., dataset: ...}), not from a generator");
         d.source = parse_generator(src.as<std::string>(), text_loc(src));
       } else if (src.IsMap()) {
         check_keys(src, {"file", "dataset"}, "an HDF5 source");
@@ -164,22 +170,63 @@ class DeckReader {
     }
   }
 
+  // batch: {dim: D, size: B} on a tensor whose shape is its dataset's: the
+  // graph sees B rows along D.
+  model::BatchSpec read_batch(const YAML::Node& b, TensorDecl& d) const {
+    if (!b.IsMap()) fail(b, "'batch' is a mapping {dim: D, size: B}: B rows along dimension D per iteration");
+    check_keys(b, {"dim", "size"}, "batch");
+    model::BatchSpec spec;
+    spec.loc = loc(b);
+    if (!b["dim"] || !b["size"]) fail(b, "'batch' needs 'dim' and 'size'");
+    const Index dim = integer(b["dim"], "batch dim", 0);
+    if (dim >= static_cast<Index>(d.shape.size()))
+      fail(b["dim"], "batch dim " + std::to_string(dim) + " is not a dimension of tensor '" + d.name + "' (shape " + shape_string(d.shape) + ")");
+    spec.dim = static_cast<int>(dim);
+    spec.size = integer(b["size"], "batch size", 1);
+    spec.rows = d.shape[static_cast<size_t>(dim)];
+    if (spec.rows % spec.size != 0)
+      fail(b["size"], "batch size " + std::to_string(spec.size) + " does not divide the " + std::to_string(spec.rows) + " rows of tensor '" + d.name +
+                          "' along dimension " + std::to_string(dim));
+    d.shape[static_cast<size_t>(dim)] = spec.size;
+    return spec;
+  }
+
   // train: {loss: L, optimizer: {...}, iterations: N, log: {file: F}} — the
   // checks that need the graph (a scalar loss, a path from every parameter
   // to it) are the gradient pass's (autodiff/).
   void read_train(const YAML::Node& train, Workflow& wf) {
     if (!train.IsMap()) fail(train, "'train' must be a mapping with 'loss' (a scalar tensor of the graph)");
-    check_keys(train, {"loss", "optimizer", "iterations", "log"}, "train");
+    check_keys(train, {"loss", "optimizer", "iterations", "epochs", "order", "log", "checkpoint"}, "train");
     model::TrainSettings t;
     t.loc = loc(train);
     t.loss = scalar(train, "loss", "train");
     t.loss_loc = text_loc(train["loss"]);
     if (const YAML::Node o = train["optimizer"]) t.optimizer = read_update_rule(o);
-    if (const YAML::Node n = train["iterations"]) {
-      if (!t.optimizer) fail(n, "'iterations' needs an 'optimizer' (such as {kind: sgd, lr: 0.1}) to run them with");
-      t.iterations = integer(n, "iterations", 1);
+    const Index batches = batches_per_epoch(wf);
+    for (const auto& d : wf.tensors)
+      if (d.batch && d.batch->batches() != batches)
+        throw UserError(d.batch->loc, "tensor '" + d.name + "' has " + std::to_string(d.batch->batches()) + " batches, but other batch tensors have " +
+                                          std::to_string(batches) + "; every batch tensor must have the same number");
+    const YAML::Node iters = train["iterations"], epochs = train["epochs"];
+    if (iters && epochs) fail(epochs, "give 'iterations' or 'epochs', not both");
+    if (iters) {
+      if (!t.optimizer) fail(iters, "'iterations' needs an 'optimizer' (such as {kind: sgd, lr: 0.1}) to run them with");
+      t.iterations = integer(iters, "iterations", 1);
+    } else if (epochs) {
+      if (!t.optimizer) fail(epochs, "'epochs' needs an 'optimizer' (such as {kind: sgd, lr: 0.1}) to run them with");
+      t.epochs = integer(epochs, "epochs", 1);
+      t.iterations = t.epochs * batches;
     } else if (t.optimizer) {
-      fail(train["optimizer"], "an optimizer needs 'iterations' (how many updates to run)");
+      fail(train["optimizer"], "an optimizer needs 'iterations' or 'epochs' (how many updates to run)");
+    }
+    if (const YAML::Node o = train["order"]) read_order(o, t);
+    if (const YAML::Node c = train["checkpoint"]) {
+      if (!c.IsMap()) fail(c, "'checkpoint' is a mapping {file: ckpt.h5, every: 100}");
+      check_keys(c, {"file", "every"}, "checkpoint");
+      t.checkpoint_loc = loc(c);
+      t.checkpoint_file = scalar(c, "file", "checkpoint");
+      t.checkpoint_every = c["every"] ? integer(c["every"], "checkpoint every", 1) : t.iterations;
+      if (!t.optimizer) fail(c, "'checkpoint' saves a training run; it needs an 'optimizer' and 'iterations'");
     }
     if (const YAML::Node l = train["log"]) {
       if (!l.IsMap()) fail(l, "'log' is a mapping {file: loss.csv}");
@@ -189,6 +236,27 @@ class DeckReader {
       if (!t.optimizer) fail(l, "'log' records iterations; it needs an 'optimizer' and 'iterations'");
     }
     wf.train = t;
+  }
+
+  // order: sequential | shuffled | {kind: shuffled, seed: S}
+  void read_order(const YAML::Node& o, model::TrainSettings& t) const {
+    t.order_loc = loc(o);
+    std::string kind;
+    if (o.IsScalar()) {
+      kind = o.as<std::string>();
+    } else if (o.IsMap()) {
+      check_keys(o, {"kind", "seed"}, "order");
+      kind = scalar(o, "kind", "order");
+      if (const YAML::Node s = o["seed"]) {
+        if (kind != "shuffled") fail(s, "'seed' chooses a shuffled order; a " + kind + " order has none");
+        t.seed = static_cast<std::uint64_t>(integer(s, "seed", 0));
+      }
+    } else {
+      fail(o, "'order' is sequential, shuffled, or {kind: shuffled, seed: 7}");
+    }
+    if (kind == "sequential") t.order = model::TrainSettings::Order::Sequential;
+    else if (kind == "shuffled") t.order = model::TrainSettings::Order::Shuffled;
+    else fail(o.IsMap() ? o["kind"] : o, "unknown order '" + kind + "'; expected sequential or shuffled");
   }
 
   double positive_real(const YAML::Node& n, const std::string& what, bool below_one) const {
@@ -207,7 +275,7 @@ class DeckReader {
   }
 
   model::UpdateRule read_update_rule(const YAML::Node& o) const {
-    if (!o.IsMap()) fail(o, "'optimizer' is a mapping such as {kind: sgd, lr: 0.1} or {kind: momentum, lr: 0.1, beta: 0.9}");
+    if (!o.IsMap()) fail(o, "'optimizer' is a mapping such as {kind: sgd, lr: 0.1}, {kind: momentum, lr: 0.1, beta: 0.9} or {kind: adam, lr: 0.001}");
     model::UpdateRule r;
     r.loc = loc(o);
     const std::string kind = scalar(o, "kind", "optimizer");
@@ -218,8 +286,15 @@ class DeckReader {
       r.kind = model::UpdateRule::Kind::Momentum;
       if (!o["beta"]) fail(o, "a momentum optimizer needs 'beta' (such as 0.9)");
       r.beta = positive_real(o["beta"], "beta", true);
+    } else if (kind == "adam") {
+      // PyTorch's defaults where a key is left out.
+      check_keys(o, {"kind", "lr", "beta1", "beta2", "eps"}, "an adam optimizer");
+      r.kind = model::UpdateRule::Kind::Adam;
+      r.beta = o["beta1"] ? positive_real(o["beta1"], "beta1", true) : 0.9;
+      r.beta2 = o["beta2"] ? positive_real(o["beta2"], "beta2", true) : 0.999;
+      r.eps = o["eps"] ? positive_real(o["eps"], "eps", false) : 1e-8;
     } else {
-      fail(o["kind"], "unknown optimizer '" + kind + "'; expected sgd or momentum (adam is not built yet)");
+      fail(o["kind"], "unknown optimizer '" + kind + "'; expected sgd, momentum or adam");
     }
     if (!o["lr"]) fail(o, "the optimizer needs 'lr' (the learning rate)");
     r.lr = positive_real(o["lr"], "lr", false);

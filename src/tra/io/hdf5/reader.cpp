@@ -27,15 +27,16 @@ void validate_source(const TensorDecl& t, const Hdf5Source& src) {
   std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
   if (rank > 0) H5Sget_simple_extent_dims(sp.get(), dims.data(), nullptr);
   Shape have(dims.begin(), dims.end());
-  if (rank != static_cast<int>(t.shape.size()))
+  const Shape want = t.source_shape();
+  if (rank != static_cast<int>(want.size()))
     throw UserError(t.loc, what + "dataset '" + src.dataset + "' has rank " + std::to_string(rank) + " (shape " + shape_string(have) +
-                               ") but the deck declares rank " + std::to_string(t.shape.size()) + " (shape " + shape_string(t.shape) + ")");
-  if (have != t.shape)
-    throw UserError(t.loc, what + "dataset '" + src.dataset + "' has shape " + shape_string(have) + " but the deck declares " + shape_string(t.shape));
+                               ") but the deck declares rank " + std::to_string(want.size()) + " (shape " + shape_string(want) + ")");
+  if (have != want)
+    throw UserError(t.loc, what + "dataset '" + src.dataset + "' has shape " + shape_string(have) + " but the deck declares " + shape_string(want));
 }
 
 std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape,
-                               const std::vector<Key>& keys) {
+                               const std::vector<Key>& keys, const Shape& origin) {
   PropList fapl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_FILE_ACCESS)));
   TRA_H5_COLLECTIVE(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
   File f(TRA_H5_COLLECTIVE(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, fapl.get())));
@@ -49,7 +50,7 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
   // Independent reads: ranks own different numbers of chunks.
   for (const Key& k : keys) {
     std::vector<hsize_t> start(static_cast<size_t>(rank));
-    for (int i = 0; i < rank; ++i) start[i] = static_cast<hsize_t>(k[i] * chunk_shape[i]);
+    for (int i = 0; i < rank; ++i) start[i] = static_cast<hsize_t>((origin.empty() ? 0 : origin[i]) + k[i] * chunk_shape[i]);
     TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
     TRA_H5_COLLECTIVE(H5Dread(d.get(), hdf5_scalar(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()));
     out.push_back({k, Chunk::from_host(chunk_shape, buffer)});

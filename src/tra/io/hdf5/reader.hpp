@@ -18,9 +18,11 @@ using model::TensorDecl;
 // Throws UserError (at the tensor's deck location) when the source does not match.
 void validate_source(const TensorDecl& t, const Hdf5Source& src);
 
-// The chunks at `keys`, each of `chunk_shape`. Collective over `c` (the file is
-// opened with MPI-IO); every rank must call it, possibly with no keys.
+// The chunks at `keys`, each of `chunk_shape`, of the part of the dataset
+// that starts at `origin` (empty: at 0; a batch's first row). Collective over
+// `c` (the file is opened with MPI-IO); every rank must call it, possibly
+// with no keys.
 std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape,
-                               const std::vector<Key>& keys);
+                               const std::vector<Key>& keys, const Shape& origin = {});
 
 }  // namespace tra::io::hdf5

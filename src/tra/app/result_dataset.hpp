@@ -1,0 +1,16 @@
+#pragma once
+// A node's result as a dataset to write: each rank contributes the chunks it
+// holds, and a relation held on every rank is written once (each chunk by
+// one rank). Outputs and training checkpoints are written this way.
+#include <string>
+
+#include "tra/comm/communicator.hpp"
+#include "tra/exec/executor.hpp"
+#include "tra/io/hdf5/writer.hpp"
+
+namespace tra::app {
+
+io::hdf5::DatasetData result_dataset(const exec::Executor& ex, const physical::IaPlan& plan, int node, const std::string& dataset,
+                                     const comm::Communicator& c);
+
+}  // namespace tra::app

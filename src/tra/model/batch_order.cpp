@@ -1,0 +1,49 @@
+#include "tra/model/batch_order.hpp"
+
+#include <numeric>
+#include <utility>
+
+namespace tra::model {
+
+namespace {
+
+// SplitMix64 (Steele, Lea, Flood 2014): one 64-bit state, fully specified,
+// the same on every platform (std::shuffle and the standard distributions
+// are not).
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+};
+
+}  // namespace
+
+Index batches_per_epoch(const Workflow& wf) {
+  for (const auto& t : wf.tensors)
+    if (t.batch) return t.batch->batches();  // the deck reader checks that all agree
+  return 1;
+}
+
+std::vector<Index> epoch_order(const TrainSettings& train, Index batches, Index epoch) {
+  std::vector<Index> order(static_cast<size_t>(batches));
+  std::iota(order.begin(), order.end(), Index{0});
+  if (train.order == TrainSettings::Order::Sequential) return order;
+  // One generator per epoch, seeded by (seed, epoch): an epoch's order does
+  // not depend on how many numbers earlier epochs drew.
+  SplitMix64 rng{train.seed ^ (static_cast<std::uint64_t>(epoch) * 0xD1B54A32D192ED03ULL)};
+  for (Index i = batches - 1; i > 0; --i) {
+    const auto j = static_cast<Index>(rng.next() % static_cast<std::uint64_t>(i + 1));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+  }
+  return order;
+}
+
+Index batch_at(const TrainSettings& train, Index batches, Index iteration) {
+  return epoch_order(train, batches, iteration / batches)[static_cast<size_t>(iteration % batches)];
+}
+
+}  // namespace tra::model
