@@ -8,6 +8,7 @@
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
+#include "tra/exec/loop_carry.hpp"
 #include "tra/io/text_file.hpp"
 #include "tra/model/batch_order.hpp"
 
@@ -35,19 +36,34 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
   std::map<std::string, int> next_nodes;  // X -> the node computing X.next
   for (const auto& [name, node] : planned.iteration_nodes)
     if (name != train.loss) next_nodes[autodiff::carried_by(name)] = node;
+  std::map<std::string, std::vector<int>> scans_of;  // X -> the Scans reading it
+  for (size_t i = 0; i < ia.nodes.size(); ++i) {
+    const physical::IaNode& n = ia.nodes[i];
+    if (n.kind() == physical::IaNode::Kind::Scan && n.scan().source && next_nodes.count(n.scan().source->name))
+      scans_of[n.scan().source->name].push_back(static_cast<int>(i));
+  }
+  const Index predicted = carried_floats_per_iteration(planned, train, c.size());
+  Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
   const std::string setup = training_setup(train, batches);
-  std::map<std::string, std::shared_ptr<const exec::HostTensor>> carried = resume.carried;  // X -> its value for the next run
+  // The next run's loop-carried inputs: whole tensors (a checkpoint's, or
+  // where the update's chunks differ from the read's), else each Scan's tuples.
+  std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = resume.carried;
+  std::map<int, std::vector<Tuple>> in_place;
   std::ostringstream log;
   log << "iteration,batch,loss,seconds\n";
   log.precision(17);
   std::unique_ptr<exec::Executor> ex;
+  Index carried_moved = 0;
   c.barrier();
   Stopwatch all;
   for (Index it = resume.done; it < train.iterations; ++it) {
     Stopwatch step;
     ex = std::make_unique<exec::Executor>(ia, c, keep, analyze);
-    for (const auto& [name, values] : carried) ex->set_input(name, values);
+    for (const auto& [name, values] : whole) ex->set_input(name, values);
+    for (auto& [node, tuples] : in_place) ex->set_scan_tuples(node, std::move(tuples));
+    whole.clear();
+    in_place.clear();
     for (const auto& [name, value] : autodiff::step_scalars(*train.optimizer, it + 1))
       ex->set_input(name, std::make_shared<const exec::HostTensor>(exec::HostTensor{Shape{}, {value}}));
     const Index batch = model::batch_at(train, batches, it);
@@ -60,12 +76,22 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     ex->run();
     const std::vector<Tuple> loss_tuples = gathered(*ex, ia.node(loss_node), loss_node, c);
     const double loss = loss_tuples.at(0).chunk.to_host().at(0);
-    for (const auto& [name, node] : next_nodes) {
-      const physical::IaNode& n = ia.node(node);
-      carried[name] = std::make_shared<const exec::HostTensor>(exec::assemble(gathered(*ex, n, node, c), n.type.tensor_shape(), n.type.chunk_shape));
+    const Index done = it + 1;
+    if (done < train.iterations) {
+      for (const auto& [name, node] : next_nodes) {
+        const physical::IaNode& n = ia.node(node);
+        for (int scan : scans_of[name]) {
+          Index moved = 0;
+          if (auto tuples = exec::carry(c, ex->result(node), n, ia.node(scan), moved)) {
+            in_place[scan] = std::move(*tuples);
+            carried_moved += moved;
+          } else if (!whole.count(name)) {
+            whole[name] = std::make_shared<const exec::HostTensor>(exec::assemble(gathered(*ex, n, node, c), n.type.tensor_shape(), n.type.chunk_shape));
+          }
+        }
+      }
     }
     const double t = c.max(step.seconds());
-    const Index done = it + 1;
     if (!files.checkpoint.empty() && (done % train.checkpoint_every == 0 || done == train.iterations))
       write_checkpoint(c, files.checkpoint, *ex, ia, next_nodes, done, setup);
     log << it << "," << batch << "," << loss << "," << t << "\n";
@@ -75,8 +101,35 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     Log::progress(line.str());
   }
   seconds = c.max(all.seconds());
+  const Index runs = train.iterations - resume.done;
+  if (runs > 1) {
+    const Index measured = c.sum(carried_moved) / (runs - 1);
+    Log::progress("between iterations the loop-carried tensors moved " + std::to_string(measured) + " floats per iteration (measured; predicted " +
+                  std::to_string(predicted) + ")");
+  }
   if (!files.log.empty() && c.rank() == 0) io::write_text_file(files.log, log.str(), "the training log");
   return ex;
+}
+
+Index carried_floats_per_iteration(const PlannedDeck& planned, const model::TrainSettings& train, int nranks) {
+  const physical::IaPlan& ia = planned.optimized.chosen;
+  Index floats = 0;
+  for (const auto& [name, node] : planned.iteration_nodes) {
+    if (name == train.loss) continue;
+    const std::string x = autodiff::carried_by(name);
+    const physical::IaNode& next = ia.node(node);
+    bool gathered_whole = false;
+    for (const physical::IaNode& n : ia.nodes) {
+      if (n.kind() != physical::IaNode::Kind::Scan || !n.scan().source || n.scan().source->name != x) continue;
+      if (auto f = exec::carry_floats(next, n, nranks)) floats += *f;
+      else if (!gathered_whole) {
+        // An all-gather of the whole tensor: every rank receives what the others hold.
+        floats += next.dist.everywhere ? 0 : static_cast<Index>(next.dist.tuples()) * volume(next.type.chunk_shape) * (nranks - 1);
+        gathered_whole = true;
+      }
+    }
+  }
+  return floats;
 }
 
 }  // namespace tra::app

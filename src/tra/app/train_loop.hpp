@@ -3,14 +3,17 @@
 // IA plan) is planned once and run `iterations` times. Before each run the
 // batch tensors are pointed at the iteration's batch (model/batch_order) and
 // Adam's step scalars are set; after it every loop-carried tensor X (a
-// parameter, an optimizer's state) is read back from X.next, gathered on
-// every rank, and the next run's Scans of X cut their chunks from it. Rank 0
-// prints the loss and the rate and logs them; checkpoints are written every
-// `checkpoint.every` iterations and after the last.
+// parameter, an optimizer's state) is handed from this run's X.next to the
+// next run's Scans of X where they live (exec/loop_carry.hpp): in place when
+// the update ends where the read starts, else by one Shuffle or Bcast of the
+// tuples that are elsewhere (an all-gather of the whole tensor only where
+// the chunk shapes differ). Rank 0 prints the loss and the rate and logs
+// them; checkpoints are written every `checkpoint.every` iterations and
+// after the last.
 //
-// Not yet as the issue wants it: the carried tensors are gathered whole on
-// every rank (an all-gather per tensor and iteration, not charged by the
-// cost model), and each run allocates its results afresh.
+// Not yet as the issue wants it: the optimizer does not weigh the carried
+// tensors' movement when it chooses the plan (it is predicted and reported,
+// carried_floats_per_iteration), and each run allocates its results afresh.
 #include <memory>
 #include <set>
 #include <string>
@@ -33,5 +36,9 @@ struct TrainFiles {
 std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c,
                                                std::set<int> keep, bool analyze, const TrainFiles& files, const Checkpoint& resume,
                                                double& seconds);
+
+// Floats the loop-carried tensors move between two iterations under the
+// chosen plan, all ranks together.
+Index carried_floats_per_iteration(const PlannedDeck& planned, const model::TrainSettings& train, int nranks);
 
 }  // namespace tra::app

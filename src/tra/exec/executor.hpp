@@ -51,6 +51,10 @@ class Executor {
   // The Scans of `tensor` cut their chunks from `values` instead of reading
   // its source (a training loop's parameters after an update).
   void set_input(const std::string& tensor, std::shared_ptr<const HostTensor> values) { inputs_[tensor] = std::move(values); }
+  // The Scan `node` returns `tuples` (this rank's, where the plan reads
+  // them) instead of reading: a loop-carried tensor left in place by the
+  // previous run (exec/loop_carry.hpp).
+  void set_scan_tuples(int node, std::vector<Tuple> tuples) { scan_tuples_[node] = std::move(tuples); }
   // The Scans of `tensor` read the part of its HDF5 dataset that starts at
   // `origin` (a training loop's batch).
   void set_origin(const std::string& tensor, Shape origin) { origins_[tensor] = std::move(origin); }
@@ -73,6 +77,7 @@ class Executor {
   RunTotals totals_;
   std::map<std::string, std::shared_ptr<const HostTensor>> inputs_;
   std::map<std::string, Shape> origins_;
+  std::map<int, std::vector<Tuple>> scan_tuples_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
 };
 
