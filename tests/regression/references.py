@@ -281,6 +281,55 @@ def logistic_adam(out, inputs):
     ]
 
 
+def train_ffnn(out, inputs, name, data, batch, epochs, order_seed, loss_of, make_optimizer):
+    """The FFNN decks (speech_ffnn, xml_ffnn) trained by PyTorch in float64
+    from the same data file, initial weights and batch order: the loss and
+    batch of every iteration, the trained parameters and W1's last
+    gradient, within the issue's bounds (loss curve 1e-9 relative, weights
+    1e-8 relative to their largest entry)."""
+    import torch
+    src = os.path.join(inputs, "data", data)
+    x, t = (torch.tensor(read(src, n), dtype=torch.float64) for n in ("/X", "/T"))
+    params = {n: torch.tensor(read(src, "/" + n), dtype=torch.float64, requires_grad=True) for n in ("W1", "b1", "W2", "b2")}
+    opt = make_optimizer(list(params.values()))
+    losses, batches = [], []
+    nb = x.shape[0] // batch
+    for epoch in range(epochs):
+        for b in (epoch_order(nb, order_seed, epoch) if order_seed is not None else range(nb)):
+            xb, tb = x[b * batch:(b + 1) * batch], t[b * batch:(b + 1) * batch]
+            opt.zero_grad()
+            h = torch.relu(xb @ params["W1"] + params["b1"])
+            loss = loss_of(h @ params["W2"] + params["b2"], tb)
+            loss.backward()
+            losses.append(loss.item())
+            batches.append(b)
+            grad = params["W1"].grad.detach().clone().numpy()
+            opt.step()
+    h5 = os.path.join(out, name + ".h5")
+    csv = os.path.join(out, name + ".csv")
+    curve = np.array(losses)
+    checks = [(csv, "batch", np.array(batches, dtype=np.float64), 0.0), (csv, "loss", curve, 1e-9 * np.abs(curve))]
+    for n, p in params.items():
+        v = p.detach().numpy()
+        checks.append((h5, "/" + n, v, 1e-8 * np.abs(v).max()))
+    checks.append((h5, "/W1.grad", grad, 1e-8 * np.abs(grad).max()))
+    return checks
+
+
+def speech_ffnn(out, inputs):
+    import torch
+    return train_ffnn(out, inputs, "speech_ffnn", "speech_small.h5", 100, 5, 3,
+                      lambda s, t: (-t * torch.log_softmax(s, dim=1)).sum() / 100,
+                      lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9))
+
+
+def xml_ffnn(out, inputs):
+    import torch
+    return train_ffnn(out, inputs, "xml_ffnn", "xml_small.h5", 32, 10, None,
+                      lambda s, t: (torch.nn.functional.softplus(s) - t * s).sum() / 8192,
+                      lambda ps: torch.optim.Adam(ps, lr=0.01))
+
+
 REFERENCES = {
     "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
@@ -301,4 +350,6 @@ REFERENCES = {
     "ffnn_gradients.yaml": ffnn_gradients,
     "logistic_sgd.yaml": logistic_sgd,
     "logistic_adam.yaml": logistic_adam,
+    "speech_ffnn.yaml": speech_ffnn,
+    "xml_ffnn.yaml": xml_ffnn,
 }

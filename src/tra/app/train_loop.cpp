@@ -18,11 +18,14 @@ namespace {
 
 // Every tuple of `node`'s result, on every rank (a relation held everywhere
 // is taken from rank 0 only).
-std::vector<Tuple> gathered(const exec::Executor& ex, const physical::IaNode& node, int node_id, const comm::Communicator& c) {
+std::vector<Tuple> gathered(const exec::Executor& ex, const physical::IaNode& node, int node_id, const comm::Communicator& c, Index* sent = nullptr) {
   std::vector<Tuple> mine;
   if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(node_id);
   comm::Moved moved;
-  return comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, moved);
+  std::vector<Tuple> all = comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, moved);
+  // A relation held everywhere is on every rank already: the copy from rank 0 is not traffic the plan makes.
+  if (sent && !node.dist.everywhere) *sent += moved.floats;
+  return all;
 }
 
 }  // namespace
@@ -86,7 +89,8 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
             in_place[scan] = std::move(*tuples);
             carried_moved += moved;
           } else if (!whole.count(name)) {
-            whole[name] = std::make_shared<const exec::HostTensor>(exec::assemble(gathered(*ex, n, node, c), n.type.tensor_shape(), n.type.chunk_shape));
+            whole[name] = std::make_shared<const exec::HostTensor>(
+                exec::assemble(gathered(*ex, n, node, c, &carried_moved), n.type.tensor_shape(), n.type.chunk_shape));
           }
         }
       }
