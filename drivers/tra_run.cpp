@@ -11,12 +11,14 @@
 
 #include "tra/app/guarded_main.hpp"
 #include "tra/app/run_deck.hpp"
+#include "tra/common/allocation.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/io/hdf5/handle.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  tra::keep_freed_memory();  // after MPI_Init, whose memory hooks set their own
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   tra::Log::rank = rank;

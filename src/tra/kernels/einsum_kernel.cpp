@@ -60,6 +60,12 @@ EinSumKernel::EinSumKernel(const einsum::EinSum& st, const std::map<Label, Index
       }
       for (const auto& l : x_labels_)
         if (!has(z_labels_, l)) contracted_.push_back(l);
+      // W.grad[f,h] = Σ_b Z.grad[b,h]·X[b,f]: as (Xᵀ·Z.grad), the output's
+      // order, instead of a transposition of (Z.gradᵀ·X) after the GEMM.
+      if (z_labels_ != concat({&batch_, &rows_, &cols_}) && z_labels_ == concat({&batch_, &cols_, &rows_})) {
+        std::swap(rows_, cols_);
+        operands_swapped_ = true;
+      }
     }
   }
 }
@@ -146,14 +152,19 @@ void EinSumKernel::gemm(const Chunk& x, const Chunk& y, Chunk& zc, Scalar beta) 
   // z as [batch, rows, cols] with one GEMM per batch index.
   const Labels x_n = concat({&batch_, &rows_, &contracted_}), x_t = concat({&batch_, &contracted_, &rows_});
   const Labels y_n = concat({&batch_, &contracted_, &cols_}), y_t = concat({&batch_, &cols_, &contracted_});
+  // The first and second GEMM operands with their labels.
+  const Chunk& first = operands_swapped_ ? y : x;
+  const Chunk& second = operands_swapped_ ? x : y;
+  const Labels& first_labels = operands_swapped_ ? y_labels_ : x_labels_;
+  const Labels& second_labels = operands_swapped_ ? x_labels_ : y_labels_;
 
-  Chunk xa = x, ya = y;
+  Chunk xa = first, ya = second;
   const char* ta = "N";
   const char* tb = "N";
-  if (x_labels_ == x_t && !rows_.empty() && !contracted_.empty()) ta = "T";
-  else if (x_labels_ != x_n) xa = permute(x, permutation(x_labels_, x_n));
-  if (y_labels_ == y_t && !cols_.empty() && !contracted_.empty()) tb = "T";
-  else if (y_labels_ != y_n) ya = permute(y, permutation(y_labels_, y_n));
+  if (first_labels == x_t && !rows_.empty() && !contracted_.empty()) ta = "T";
+  else if (first_labels != x_n) xa = permute(first, permutation(first_labels, x_n));
+  if (second_labels == y_t && !cols_.empty() && !contracted_.empty()) tb = "T";
+  else if (second_labels != y_n) ya = permute(second, permutation(second_labels, y_n));
 
   auto product = [&](const Labels& ls) {
     Index n = 1;

@@ -54,7 +54,11 @@ class EinSumKernel {
   bool gemm_ = false;
   Scalar alpha_ = 1;  // ⊗ = alpha * x * y (a scaled product still runs as GEMM)
   // GEMM plan: the label groups and, per operand, the order to permute to.
+  // rows_ come from the first GEMM operand, cols_ from the second.
   einsum::Labels batch_, rows_, cols_, contracted_;
+  // The first GEMM operand is y: z is [batch, (y's labels), (x's labels)],
+  // computed as y·x rather than as x·y and then transposed.
+  bool operands_swapped_ = false;
 };
 
 }  // namespace tra::kernels

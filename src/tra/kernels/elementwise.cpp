@@ -89,6 +89,47 @@ void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w
   }
 }
 
+// Outputs consecutive along the last output dimension, whose inputs are
+// consecutive (or one value) along it too, reduced together with the inner
+// walk outermost: a bias gradient Σ_b G[b,h] then reads runs of G's rows
+// instead of one element per cache line. Inner walks that are contiguous
+// themselves (a row sum) are read best one output at a time.
+bool reduce_by_columns(const Walk& out, const Walk& inner, bool two) {
+  if (out.rank == 0 || inner.rank == 0) return false;
+  const int d = out.rank - 1, e = inner.rank - 1;
+  auto unit_or_zero = [](Index s) { return s == 0 || s == 1; };
+  if (out.stride_c[d] != 1 || out.extent[d] < 8 || !unit_or_zero(out.stride_a[d]) || (two && !unit_or_zero(out.stride_b[d]))) return false;
+  return inner.stride_a[e] != 1 && (!two || inner.stride_b[e] != 1);
+}
+
+// Host: reduce_by_columns' loop. Each output still folds its values in the
+// order of the inner walk from the identity, so the results equal the
+// one-output-at-a-time loop's bit for bit.
+void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
+                           const Scalar* xp, const Scalar* yp, Scalar* zp) {
+  const int d = out.rank - 1;
+  const Index len = out.extent[d], tiles = (len + kBlock - 1) / kBlock, rows = out.count() / len, n_inner = inner.count();
+  const bool x_runs = out.stride_a[d] == 1, y_runs = out.stride_b[d] == 1;
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, rows * tiles), [=](const Index job) {
+    const Index t0 = (job % tiles) * kBlock;
+    const int m = static_cast<int>(std::min(kBlock, len - t0));
+    Index ox, oy, oz;
+    out.offsets((job / tiles) * len + t0, ox, oy, oz);
+    Scalar acc[kBlock], a[kBlock], b[kBlock], v[kBlock];
+    std::fill(acc, acc + m, einsum::agg_identity(agg));
+    Odometer o(inner, 0);
+    for (Index q = 0; q < n_inner; ++q, o.next()) {
+      const Scalar* pa = xp + ox + o.a;
+      if (!x_runs) std::fill(a, a + m, *pa);
+      const Scalar* pb = yp ? yp + oy + o.b : nullptr;
+      if (pb && !y_runs) std::fill(b, b + m, *pb);
+      prog.eval_block(x_runs ? pa : a, pb ? (y_runs ? pb : b) : nullptr, v, m);
+      for (int i = 0; i < m; ++i) acc[i] = einsum::agg_combine(agg, acc[i], v[i]);
+    }
+    std::copy(acc, acc + m, zp + oz);
+  });
+}
+
 template <class Space>
 void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
                 const ChunkData& x, const ChunkData& y, const ChunkData& z) {
@@ -98,6 +139,7 @@ void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::Agg
     const Scalar* xp = x.data();
     const Scalar* yp = two ? y.data() : nullptr;
     Scalar* zp = z.data();
+    if (reduce_by_columns(out, inner, two)) return run_reduce_by_columns(name, prog, agg, out, inner, xp, yp, zp);
     Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, out.count()), [=](const Index p) {
       Index ox, oy, oz;
       out.offsets(p, ox, oy, oz);

@@ -166,10 +166,33 @@ TEST(TraEinSumKernel, TwoContractedLabels) {
 }
 
 TEST(TraEinSumKernel, OutputPermutation) {
-  const std::map<std::string, tra::Index> e{{"i", 6}, {"j", 7}, {"k", 3}};
+  // C[k,i] runs as Bᵀ·Aᵀ (the operands swapped, no transposition after the
+  // GEMM); a batch label that is not first still needs the permutation.
+  const std::map<std::string, tra::Index> e{{"i", 6}, {"j", 7}, {"k", 3}, {"b", 2}};
   const Case c = run("C[k,i] = sum_j A[i,j] * B[j,k]", e);
   EXPECT_EQ(c.got.shape, (Shape{3, 6}));
   expect_sum_of_products_close(c);
+  const Case w = run("W[f,h] = sum_j Z[j,h] * X[j,f]", {{"f", 5}, {"h", 4}, {"j", 7}});  // a weight gradient
+  EXPECT_EQ(w.got.shape, (Shape{5, 4}));
+  expect_sum_of_products_close(w);
+  const Case batched = run("C[i,b,k] = sum_j A[b,i,j] * B[j,k,b]", e);
+  EXPECT_EQ(batched.got.shape, (Shape{6, 2, 3}));
+  expect_sum_of_products_close(batched);
+}
+
+TEST(TraEinSumKernel, ColumnReductionsFoldInTheReferencesOrder) {
+  // A bias gradient (summed over the leading label, outputs along the
+  // contiguous one) is reduced a tile of columns at a time; every output
+  // still adds its terms in b's order from 0, as the reference evaluator
+  // does: equal bit for bit. 300 columns: a full tile of 256 and a part;
+  // max, a broadcast input and two column dimensions too.
+  const std::map<std::string, tra::Index> e{{"b", 37}, {"h", 300}, {"c", 3}, {"k", 20}};
+  for (const char* text : {"G[h] = sum_b X[b,h] * step(Y[b,h])", "G[h] = max_b X[b,h] + Y[b]", "G[c,k] = sum_b X[b,c,k]",
+                           "G[h] = sum_b X[b,h]"}) {
+    const Case c = run(text, e);
+    ASSERT_EQ(c.got.shape, c.want.shape) << text;
+    for (size_t i = 0; i < c.want.v.size(); ++i) ASSERT_EQ(c.got.v[i], c.want.v[i]) << text << " element " << i;
+  }
 }
 
 TEST(TraEinSumKernel, PrivateSummedLabelsRunAsLoop) {
@@ -318,11 +341,11 @@ TEST(TraCombine, ZipElementsIsTheKernelsElementwiseOp) {
 
 TEST(TraEinSumKernel, GemmAddsIntoAnExistingChunk) {
   // z += x·y with beta = 1, against z0 + (the kernel's own product), for a
-  // plain, a scaled and a batched contraction; an output the GEMM must permute
-  // cannot.
+  // plain, a scaled, a batched and a swapped contraction; an output the
+  // GEMM must permute cannot.
   const std::map<std::string, tra::Index> e{{"b", 2}, {"i", 5}, {"j", 7}, {"k", 4}};
   for (const char* text : {"C[i,k] = sum_j A[i,j] * B[j,k]", "C[i,k] = sum_j A[i,j] * B[j,k] / 4",
-                           "C[b,i,k] = sum_j A[b,i,j] * B[j,k,b]"}) {
+                           "C[b,i,k] = sum_j A[b,i,j] * B[j,k,b]", "C[k,i] = sum_j A[i,j] * B[j,k]"}) {
     const einsum::EinSum st = einsum::parse_einsum(text, {"test", 1, 1});
     const kernels::EinSumKernel k(st, e);
     ASSERT_TRUE(k.adds_into()) << text;
@@ -336,6 +359,6 @@ TEST(TraEinSumKernel, GemmAddsIntoAnExistingChunk) {
     // Each element: 7 products and z0 added, in another order (≈ K·eps).
     for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(got[i], ref[i], 2.0 * 8 * DBL_EPSILON * 8) << text << " element " << i;
   }
-  EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("C[k,i] = sum_j A[i,j] * B[j,k]", {"test", 1, 1}), e).adds_into());
+  EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("C[i,b,k] = sum_j A[b,i,j] * B[j,k,b]", {"test", 1, 1}), e).adds_into());
   EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("C[i,k] = sum_j A[i,j] * B[j,k] + 0", {"test", 1, 1}), e).adds_into());
 }
