@@ -52,6 +52,7 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
   p.output_nodes = p.optimized.chosen.roots;
   for (size_t i = 0; i < carried.size(); ++i)
     p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
+  p.memory = physical::estimate_memory(p.optimized.chosen);
   p.lowering = std::move(low);
   return p;
 }
@@ -91,6 +92,7 @@ LabelingCandidate candidate(const std::string& partitioner, const physical::Opti
   c.partitioner = partitioner;
   c.cost = o.cost;
   c.replicated_reads = replicated_reads(o.chosen);
+  c.peak_bytes = physical::estimate_memory(o.chosen).peak_bytes;
   return c;
 }
 
@@ -111,7 +113,12 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
 // same floats may leave very different work on the busiest rank (an element
 // loop run on the one rank that holds its input while the others wait), and a
 // replicated read costs its reading time there.
-bool preferred(const LabelingCandidate& a, const LabelingCandidate& b) {
+bool preferred(const LabelingCandidate& a, const LabelingCandidate& b, std::int64_t memory_per_rank) {
+  if (memory_per_rank > 0) {
+    const bool a_fits = a.peak_bytes <= memory_per_rank, b_fits = b.peak_bytes <= memory_per_rank;
+    if (a_fits != b_fits) return a_fits;
+    if (!a_fits) return a.peak_bytes < b.peak_bytes;  // neither fits: the one that needs least
+  }
   const double tie = kSameTime * std::max(a.cost.seconds, b.cost.seconds);
   if (std::abs(a.cost.seconds - b.cost.seconds) > tie) return a.cost.seconds < b.cost.seconds;
   if (a.floats() != b.floats()) return a.floats() < b.floats();
@@ -171,7 +178,7 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
     if (c.same_as.empty()) {  // a labeling not tried yet: optimize it
       PlannedDeck p = optimized(std::move(low), wf, nranks, options);
       c = candidate(c.partitioner, p.optimized);
-      if (preferred(c, candidates[chosen])) {
+      if (preferred(c, candidates[chosen], options.memory_per_rank)) {
         candidates[chosen].chosen = false;
         c.chosen = true;
         chosen = candidates.size();
@@ -192,11 +199,14 @@ std::string candidates_text(const PlannedDeck& p) {
   std::ostringstream os;
   if (!p.check_note.empty()) os << "  " << p.check_note << "\n";
   if (p.candidates.empty()) return os.str();
-  os << "  labelings checked by their optimized IA plans (lowest estimated time; within 1%, fewest floats; then the first):\n";
+  os << "  labelings checked by their optimized IA plans (within the memory per rank, the lowest estimated time; within 1%, fewest floats;"
+        " then the first):\n";
   for (const auto& c : p.candidates) {
     os << "   " << (c.chosen ? "* " : "  ") << c.partitioner << std::string(c.partitioner.size() < 15 ? 15 - c.partitioner.size() : 0, ' ') << " ";
     if (!c.same_as.empty()) os << "the same d's as " << c.same_as << "\n";
-    else os << c.floats() << " floats: " << c.cost.floats_moved << " moved + " << c.replicated_reads << " read again; " << c.cost.str() << "\n";
+    else
+      os << c.floats() << " floats: " << c.cost.floats_moved << " moved + " << c.replicated_reads << " read again; " << c.cost.str()
+         << "; peak " << physical::bytes_text(c.peak_bytes) << " per rank\n";
   }
   return os.str();
 }

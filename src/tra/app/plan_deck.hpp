@@ -26,6 +26,7 @@
 
 #include "tra/model/workflow.hpp"
 #include "tra/logical/lower.hpp"
+#include "tra/physical/memory_estimate.hpp"
 #include "tra/physical/optimizer.hpp"
 
 namespace tra::app {
@@ -39,13 +40,15 @@ struct LabelingCandidate {
   std::string same_as;      // not optimized: its d's are those of this earlier candidate
   physical::PlanCost cost;  // of its optimized IA plan
   Index replicated_reads = 0;  // floats of inputs read on more than one site, beyond the first copy
+  std::int64_t peak_bytes = 0; // estimated peak memory per rank (physical/memory_estimate.hpp)
   bool chosen = false;
   Index floats() const { return cost.floats_moved + replicated_reads; }  // what decides between estimates alike
 };
 
 // What plan_deck minimises over labelings: a lower time estimate; between
-// estimates within 1%, fewer floats(); then the lower estimate.
-bool preferred(const LabelingCandidate& a, const LabelingCandidate& b);
+// estimates within 1%, fewer floats(); then the lower estimate. A candidate
+// over `memory_per_rank` (0: none) is never preferred to one within it.
+bool preferred(const LabelingCandidate& a, const LabelingCandidate& b, std::int64_t memory_per_rank = 0);
 
 struct PlannedDeck {
   model::Workflow workflow;         // the deck's, with a training deck's gradient statements after its own
@@ -56,6 +59,7 @@ struct PlannedDeck {
   // A training run's: the loss and every X.next (X read by the next
   // iteration) -> node of optimized.chosen.
   std::map<std::string, int> iteration_nodes;
+  physical::MemoryEstimate memory;  // of the chosen plan: above options' memory_per_rank only when no labeling compared fits (it needs least)
   std::vector<LabelingCandidate> candidates;  // empty when no check was made
   std::string check_note;           // why there was no check, when there was a reason to say
 };

@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "tra/app/checkpoint.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
@@ -15,6 +17,7 @@
 #include "tra/app/train_loop.hpp"
 #include "tra/autodiff/updates.hpp"
 #include "tra/common/log.hpp"
+#include "tra/common/peak_memory.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/io/deck/deck_reader.hpp"
@@ -140,6 +143,20 @@ void apply_partitioner_options(const RunOptions& opt, model::RunOptions& run) {
   }
 }
 
+struct MemoryLimit {
+  std::int64_t bytes = 0;
+  std::string origin;
+};
+
+// The deck's run: memory_per_rank:, else the machine's memory shared by the
+// ranks on this node (the least over the nodes).
+MemoryLimit memory_limit(const model::Workflow& wf, const comm::Communicator& c) {
+  if (wf.run.memory_per_rank > 0) return {wf.run.memory_per_rank, "run: memory_per_rank"};
+  const double machine = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double share = -c.max(-machine / c.ranks_on_node());
+  return {static_cast<std::int64_t>(share), "the memory of a rank's share of its node (" + std::to_string(c.ranks_on_node()) + " rank(s) on it)"};
+}
+
 }  // namespace
 
 void run_deck(const RunOptions& opt, const comm::Communicator& c) {
@@ -152,8 +169,18 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
 
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s)");
   Stopwatch planning;
-  const physical::OptimizerOptions optimizer = optimizer_options(wf, opt);
+  physical::OptimizerOptions optimizer = optimizer_options(wf, opt);
+  const MemoryLimit limit = memory_limit(wf, c);
+  optimizer.memory_per_rank = limit.bytes;
   const PlannedDeck planned = plan_deck(wf, c.size(), optimizer);
+  if (planned.memory.peak_bytes > limit.bytes) {
+    const std::string need = "the plan needs an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank, over " +
+                             limit.origin + " (" + physical::bytes_text(limit.bytes) + ")" +
+                             (planned.candidates.empty() ? std::string() : ", and no other labeling compared fits either") +
+                             "; run on more ranks, or raise the limit";
+    if (wf.run.memory_per_rank > 0) throw UserError(wf.run.memory_per_rank_loc, need);
+    throw UserError(need);
+  }
   if (wf.outputs.empty()) {
     std::string sinks;
     for (const auto& s : model::graph_sinks(planned.workflow)) sinks += (sinks.empty() ? "" : ", ") + s;
@@ -205,6 +232,11 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     Log::info("== partitioning (one d per EinSum statement)\n" + partitioning_text(low) + candidates_text(planned));
     Log::info("== TRA plan\n" + tra_text);
     Log::info("== machine rates: " + optimizer.rates.origin + "\n" + physical::explain(optimized));
+    Log::info("== memory: the chosen plan holds an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank (" +
+              std::to_string(planned.memory.peak_site) + ", at p" + std::to_string(planned.memory.peak_node) +
+              "; operators' results, not their scratch); the limit is " + physical::bytes_text(limit.bytes) + ", " + limit.origin);
+    if (training) Log::info("== between iterations the loop-carried tensors move " + std::to_string(carried_floats_per_iteration(planned, *wf.train, c.size())) +
+                            " floats (predicted)");
   }
   if (opt.dry_run) {
     Log::info("dry run: planned in " + std::to_string(plan_seconds) + " s; nothing executed, nothing written");
@@ -257,6 +289,8 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   }
 
   Log::info(report);
+  const double peak_mib = c.max(static_cast<double>(peak_resident_bytes())) / (1024.0 * 1024.0);
+  Log::info("peak memory per rank: " + std::to_string(static_cast<long long>(peak_mib + 0.5)) + " MiB (resident, the largest rank's)");
   for (const auto& o : outputs)
     Log::info("wrote " + o.decl->tensor + " to " + o.path + ":" + o.decl->dataset + "   (view: h5dump -d " + o.decl->dataset + " " + o.path + ")");
   Log::info("total " + std::to_string(total.seconds()) + " s (planning " + std::to_string(plan_seconds) + " s)");

@@ -54,7 +54,7 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
   std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = resume.carried;
   std::map<int, std::vector<Tuple>> in_place;
   std::ostringstream log;
-  log << "iteration,batch,loss,seconds\n";
+  log << "iteration,batch,loss,seconds,reading_seconds\n";
   log.precision(17);
   std::unique_ptr<exec::Executor> ex;
   Index carried_moved = 0;
@@ -98,7 +98,7 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     const double t = c.max(step.seconds());
     if (!files.checkpoint.empty() && (done % train.checkpoint_every == 0 || done == train.iterations))
       write_checkpoint(c, files.checkpoint, *ex, ia, next_nodes, done, setup);
-    log << it << "," << batch << "," << loss << "," << t << "\n";
+    log << it << "," << batch << "," << loss << "," << t << "," << ex->totals().reading << "\n";
     std::ostringstream line;
     line.precision(10);
     line << "iteration " << done << "/" << train.iterations << ": loss " << loss << " (" << t << " s, " << 1 / t << " it/s)";

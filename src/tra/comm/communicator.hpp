@@ -18,6 +18,8 @@ class Communicator {
   int rank() const { return rank_; }
   int size() const { return size_; }
   void barrier() const;
+  // Ranks of this communicator on this rank's node (sharing its memory).
+  int ranks_on_node() const;
   double max(double v) const;
   long long sum(long long v) const;
   // Element by element over the ranks, in place: one collective for many values.

@@ -100,6 +100,10 @@ struct RunOptions {
   bool default_given = false;   // `default:` written under partitioning
   Index overdecomposition = 1;  // run: overdecomposition: kernel calls per rank, a power of two
   SourceLoc overdecomposition_loc;
+  // run: memory_per_rank: bytes a rank may hold ("4 GiB"); 0 = the
+  // machine's memory shared by the ranks on it.
+  std::int64_t memory_per_rank = 0;
+  SourceLoc memory_per_rank_loc;
 };
 
 // train: optimizer: — PyTorch's update formulas (torch.optim.SGD, with and

@@ -21,6 +21,10 @@ struct OptimizerOptions {
   std::set<std::string> disabled;  // rule names (R1-1 … R2-7, scan-part, scan-all, scan-face, shuffle-spread) and strategy families (BMM, CMM, …)
   std::string strategy = "auto";   // or a family every join with an aggregation must use: bmm, cmm, rmm, 2d, mixed
   Rates rates;
+  // run: memory_per_rank: (or the machine's share): a plan whose estimated
+  // peak per rank (memory_estimate.hpp) is above it is never chosen among
+  // the labelings compared (app/plan_deck). 0: no limit.
+  std::int64_t memory_per_rank = 0;
 };
 
 struct AppliedRule {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -376,7 +377,7 @@ class DeckReader {
 
   void read_run(const YAML::Node& run, Workflow& wf) {
     if (!run.IsMap()) fail(run, "'run' must be a mapping");
-    check_keys(run, {"partitioning", "optimizer", "partitioner", "overdecomposition"}, "run");
+    check_keys(run, {"partitioning", "optimizer", "partitioner", "overdecomposition", "memory_per_rank"}, "run");
     if (run["optimizer"]) read_optimizer(run["optimizer"], wf.run.optimizer);
     if (run["partitioning"]) read_partitioning(run["partitioning"], wf);
     read_partitioner(run, wf.run);
@@ -402,6 +403,32 @@ class DeckReader {
       r.overdecomposition = f;
       r.overdecomposition_loc = loc(n);
     }
+    if (const YAML::Node n = run["memory_per_rank"]) {
+      r.memory_per_rank = bytes(n, "memory_per_rank");
+      r.memory_per_rank_loc = loc(n);
+    }
+  }
+
+  // "4 GiB", "512 MiB", "2GB", or a number of bytes.
+  std::int64_t bytes(const YAML::Node& n, const std::string& what) const {
+    const std::string expected = what + " is an amount of memory such as 4 GiB, 512 MiB or 2000000000 (bytes)";
+    if (!n.IsScalar()) fail(n, expected);
+    const std::string s = n.as<std::string>();
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(s, &used);
+    } catch (...) {
+      fail(n, expected + ", found '" + s + "'");
+    }
+    std::string unit = s.substr(used);
+    unit.erase(0, unit.find_first_not_of(' '));
+    static const std::map<std::string, double> units{{"", 1},         {"B", 1},          {"KB", 1e3},         {"MB", 1e6},
+                                                     {"GB", 1e9},     {"TB", 1e12},      {"KiB", 1024.0},     {"MiB", 1048576.0},
+                                                     {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+    const auto u = units.find(unit);
+    if (u == units.end() || !(v > 0) || !std::isfinite(v)) fail(n, expected + ", found '" + s + "'");
+    return static_cast<std::int64_t>(v * u->second);
   }
 
   void read_partitioning(const YAML::Node& p, Workflow& wf) {

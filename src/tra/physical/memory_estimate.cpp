@@ -1,0 +1,85 @@
+#include "tra/physical/memory_estimate.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace tra::physical {
+
+namespace {
+
+// Bytes of node's result on each site.
+std::vector<std::int64_t> held(const IaNode& n, int nsites) {
+  std::vector<std::int64_t> bytes(static_cast<size_t>(nsites), 0);
+  const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(sizeof(Scalar));
+  if (n.dist.everywhere) {
+    std::fill(bytes.begin(), bytes.end(), n.dist.tuples() * chunk);
+    return bytes;
+  }
+  for (const auto& [key, site] : n.dist.at)
+    if (site >= 0 && site < nsites) bytes[static_cast<size_t>(site)] += chunk;
+  return bytes;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const IaPlan& plan) {
+  const int nsites = plan.nsites;
+  const size_t n = plan.nodes.size();
+  std::vector<int> last_use(n, -1);
+  for (size_t i = 0; i < n; ++i)
+    for (int j : plan.nodes[i].inputs) last_use[static_cast<size_t>(j)] = std::max(last_use[static_cast<size_t>(j)], static_cast<int>(i));
+  std::vector<bool> kept(n, false);
+  for (int r : plan.roots) kept[static_cast<size_t>(r)] = true;
+  // The executor's order: the Scans, then the rest (exec/executor.cpp).
+  std::vector<size_t> order;
+  for (size_t i = 0; i < n; ++i)
+    if (plan.nodes[i].kind() == IaNode::Kind::Scan) order.push_back(i);
+  for (size_t i = 0; i < n; ++i)
+    if (plan.nodes[i].kind() != IaNode::Kind::Scan) order.push_back(i);
+
+  // A join streamed into its aggregation holds the aggregated tuples, which
+  // the aggregation then takes over (exec/join_aggregate.hpp).
+  const std::vector<int> streamed = streamed_into(plan);
+  MemoryEstimate e;
+  std::vector<std::int64_t> live(static_cast<size_t>(nsites), 0);
+  std::vector<std::vector<std::int64_t>> bytes(n);
+  for (size_t i : order) {
+    const IaNode& node = plan.nodes[i];
+    // A read nobody consumes is skipped (its consumer reads a replicated copy).
+    if (node.kind() == IaNode::Kind::Scan && last_use[i] < 0 && !kept[i]) continue;
+    const bool taken_over = node.kind() == IaNode::Kind::LocalAgg && !node.inputs.empty() &&
+                            streamed[static_cast<size_t>(node.inputs[0])] == static_cast<int>(i);
+    if (taken_over) {
+      // The join's tuples (already counted) are now the aggregation's.
+      std::swap(bytes[i], bytes[static_cast<size_t>(node.inputs[0])]);
+    } else {
+      bytes[i] = held(streamed[i] >= 0 ? plan.nodes[static_cast<size_t>(streamed[i])] : node, nsites);
+      for (int s = 0; s < nsites; ++s) {
+        live[static_cast<size_t>(s)] += bytes[i][static_cast<size_t>(s)];
+        if (live[static_cast<size_t>(s)] > e.peak_bytes) e = {live[static_cast<size_t>(s)], s, static_cast<int>(i)};
+      }
+    }
+    for (int j : node.inputs) {
+      const size_t u = static_cast<size_t>(j);
+      if (last_use[u] == static_cast<int>(i) && !kept[u] && !bytes[u].empty())
+        for (int s = 0; s < nsites; ++s) live[static_cast<size_t>(s)] -= bytes[u][static_cast<size_t>(s)];
+    }
+  }
+  return e;
+}
+
+std::string bytes_text(std::int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.3g %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace tra::physical

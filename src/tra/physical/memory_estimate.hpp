@@ -1,0 +1,29 @@
+#pragma once
+// How much memory a plan needs per rank (issue: a per-rank memory estimate
+// for every plan, and no plan chosen over the limit). The executor's order
+// is replayed (every Scan first, then the other operators in plan order) with
+// each node's result held on the sites its distribution names until its
+// last consumer has run (or for good, for the plan's roots), and the bytes
+// each site holds are summed at every step. The peak counts the results of
+// operators: not a kernel's scratch (a GEMM's permuted operand), MPI's
+// packing buffers, or the process itself; the measured peak (tra-run's
+// "peak memory per rank") is that much higher.
+#include <cstdint>
+#include <string>
+
+#include "tra/physical/ia_plan.hpp"
+
+namespace tra::physical {
+
+struct MemoryEstimate {
+  std::int64_t peak_bytes = 0;  // the largest site's
+  int peak_site = 0;
+  int peak_node = -1;           // the operator running when it is reached
+};
+
+MemoryEstimate estimate_memory(const IaPlan& plan);
+
+// "1.5 GiB", "320 MiB": bytes in the largest binary unit under which they are >= 1.
+std::string bytes_text(std::int64_t bytes);
+
+}  // namespace tra::physical
