@@ -330,6 +330,36 @@ def xml_ffnn(out, inputs):
                       lambda ps: torch.optim.Adam(ps, lr=0.01))
 
 
+def nnmf(out, inputs):
+    """100 steps of torch.optim.Adam on W and H, each clamped to >= 0 after
+    every step, float64, from the same data and initial factors: the loss of
+    every iteration and the trained factors (the issue's bounds)."""
+    import torch
+    src = os.path.join(inputs, "data", "nnmf.h5")
+    v = torch.tensor(read(src, "/V"), dtype=torch.float64)
+    w, h = (torch.tensor(read(src, n), dtype=torch.float64, requires_grad=True) for n in ("/W0", "/H0"))
+    opt = torch.optim.Adam([w, h], lr=0.05)
+    losses = []
+    for _ in range(100):
+        opt.zero_grad()
+        loss = ((v - w @ h) ** 2).sum() / 7680
+        loss.backward()
+        losses.append(loss.item())
+        opt.step()
+        with torch.no_grad():
+            w.clamp_(min=0)
+            h.clamp_(min=0)
+    h5 = os.path.join(out, "nnmf.h5")
+    curve = np.array(losses)
+    wt, ht = w.detach().numpy(), h.detach().numpy()
+    assert (wt == 0).sum() > 0 and (ht == 0).sum() > 0, "the projection must be active for the test to test it"
+    return [
+        (os.path.join(out, "nnmf.csv"), "loss", curve, 1e-9 * np.abs(curve)),
+        (h5, "/W", wt, 1e-8 * np.abs(wt).max()),
+        (h5, "/H", ht, 1e-8 * np.abs(ht).max()),
+    ]
+
+
 REFERENCES = {
     "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
@@ -352,4 +382,5 @@ REFERENCES = {
     "logistic_adam.yaml": logistic_adam,
     "speech_ffnn.yaml": speech_ffnn,
     "xml_ffnn.yaml": xml_ffnn,
+    "nnmf.yaml": nnmf,
 }

@@ -39,10 +39,13 @@ einsum::EinSum elementwise(const std::string& out, const std::string& in0, const
 }
 
 // out = a·in0 + b·in1, as PyTorch rounds it (p − lr·g, β·buf + g): a factor
-// of 1 is left out (the expression simplifies it away).
-einsum::EinSum combine(const std::string& out, const std::string& in0, Scalar a, const std::string& in1, Scalar b, std::size_t rank, const SourceLoc& at) {
+// of 1 is left out (the expression simplifies it away). `nonnegative`:
+// projected onto x >= 0 (relu) in the same statement.
+einsum::EinSum combine(const std::string& out, const std::string& in0, Scalar a, const std::string& in1, Scalar b, std::size_t rank, const SourceLoc& at,
+                       bool nonnegative = false) {
   return elementwise(out, in0, in1, false, rank, [&](einsum::ScalarExpr& e, auto x, auto y) {
-    return e.apply(einsum::Op::Add, e.apply(einsum::Op::Mul, x, e.constant(a)), e.apply(einsum::Op::Mul, y, e.constant(b)));
+    const auto sum = e.apply(einsum::Op::Add, e.apply(einsum::Op::Mul, x, e.constant(a)), e.apply(einsum::Op::Mul, y, e.constant(b)));
+    return nonnegative ? e.apply(einsum::Op::Relu, sum) : sum;
   }, at);
 }
 
@@ -104,7 +107,7 @@ std::vector<std::string> add_updates(Gradients& g, const model::UpdateRule& rule
     const std::size_t rank = w.shape.size();
     switch (rule.kind) {
       case model::UpdateRule::Kind::Sgd:  // W = W − lr·g
-        wf.graph.push_back(combine(next_name(p), p, 1, grad_name(p), -rule.lr, rank, rule.loc));
+        wf.graph.push_back(combine(next_name(p), p, 1, grad_name(p), -rule.lr, rank, rule.loc, w.nonnegative));
         break;
       case model::UpdateRule::Kind::Momentum: {
         // buf = β·buf + g (PyTorch's first step takes buf = g: the same from
@@ -113,11 +116,11 @@ std::vector<std::string> add_updates(Gradients& g, const model::UpdateRule& rule
         wf.tensors.push_back(buf);
         wf.graph.push_back(combine(next_name(buf.name), buf.name, rule.beta, grad_name(p), 1, rank, rule.loc));
         state.push_back(buf.name);
-        wf.graph.push_back(combine(next_name(p), p, 1, next_name(buf.name), -rule.lr, rank, rule.loc));
+        wf.graph.push_back(combine(next_name(p), p, 1, next_name(buf.name), -rule.lr, rank, rule.loc, w.nonnegative));
         break;
       }
       case model::UpdateRule::Kind::Adam:
-        wf.graph.push_back(combine(next_name(p), p, 1, adam_step(wf, w, rule, state), 1, rank, rule.loc));
+        wf.graph.push_back(combine(next_name(p), p, 1, adam_step(wf, w, rule, state), 1, rank, rule.loc, w.nonnegative));
         break;
     }
     carried.push_back(p);

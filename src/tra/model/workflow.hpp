@@ -48,6 +48,9 @@ struct TensorDecl {
   SourceLoc loc;
   bool param = false;  // param: true — trained (train:); `source` gives its initial values
   SourceLoc param_loc;
+  // constraint: nonnegative — a parameter projected onto x >= 0 after every
+  // update (NNMF's factors), as clamp_(min=0) after optimizer.step().
+  bool nonnegative = false;
   std::optional<BatchSpec> batch;
   // The shape of the data behind the tensor: a batch tensor's whole dataset.
   Shape source_shape() const;

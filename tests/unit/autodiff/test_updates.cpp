@@ -65,6 +65,25 @@ TEST(Updates, MomentumKeepsAVelocity) {
   EXPECT_EQ(r.at("W.next").v, (std::vector<double>{1.0 - 0.5 * (0.75 * 2.0 + 0.5), -2.0 - 0.5 * (0.75 * -1.0 + 4.0)}));
 }
 
+TEST(Updates, ANonnegativeParameterIsProjectedInItsUpdate) {
+  // constraint: nonnegative: W.next = max(W − lr·g, 0), as clamp_(min=0)
+  // after the step; the same statement, no extra pass.
+  const model::Workflow wf = io::parse_deck(
+      "tensors:\n"
+      "  - {name: X, shape: [3, 2], source: ones}\n"
+      "  - {name: W, shape: [2], source: ones, param: true, constraint: nonnegative}\n"
+      "graph:\n"
+      "  - \"Z[b] = sum_f X[b,f] * W[f]\"\n"
+      "  - \"L = sum_b sq(Z[b])\"\n"
+      "train: {loss: L, optimizer: {kind: sgd, lr: 0.5}, iterations: 1}\n",
+      "deck.yaml", "");
+  Gradients g = with_gradients(wf);
+  add_updates(g, *wf.train->optimizer);
+  EXPECT_EQ(std::get<einsum::EinSum>(g.workflow.graph.back()).text, "W.next[u0] = relu((W[u0] + W.grad[u0] * -0.5))");
+  const auto r = run_updates(g, g.workflow.graph.size() - 1, {{"W", Dense{{2}, {1.0, 0.25}}}, {"W.grad", Dense{{2}, {0.5, 4.0}}}});
+  EXPECT_EQ(r.at("W.next").v, (std::vector<double>{0.75, 0.0}));
+}
+
 // torch.optim.Adam's step 3 (bias corrections 1 − β^3), written out as
 // PyTorch 1.13's _single_tensor_adam rounds it.
 TEST(Updates, AdamFollowsPyTorchsStep) {

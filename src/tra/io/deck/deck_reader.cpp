@@ -130,7 +130,7 @@ class DeckReader {
     std::set<std::string> seen;
     for (const auto& t : list) {
       if (!t.IsMap()) fail(t, "each tensor is a mapping with name, shape, optional chunk, and source");
-      check_keys(t, {"name", "shape", "chunk", "source", "param", "batch"}, "a tensor");
+      check_keys(t, {"name", "shape", "chunk", "source", "param", "batch", "constraint"}, "a tensor");
       TensorDecl d;
       d.loc = loc(t);
       d.name = scalar(t, "name", "a tensor");
@@ -166,6 +166,11 @@ class DeckReader {
         d.param_loc = loc(p);
         if (!p.IsScalar() || (p.as<std::string>() != "true" && p.as<std::string>() != "false")) fail(p, "'param' is true or false");
         d.param = p.as<std::string>() == "true";
+      }
+      if (const YAML::Node c = t["constraint"]) {
+        if (!c.IsScalar() || c.as<std::string>() != "nonnegative") fail(c, "'constraint' is nonnegative (the only projection built)");
+        if (!d.param) fail(c, "tensor '" + d.name + "': a constraint applies to a parameter (param: true)");
+        d.nonnegative = true;
       }
       wf.tensors.push_back(d);
     }
