@@ -6,6 +6,7 @@ check, so a new example deck cannot slip in untested."""
 import argparse
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -55,6 +56,10 @@ def main():
                 # The cost model's floats moved against the executor's count.
                 if "(DIFFERENT)" in run.stdout or "(floats equal)" not in run.stdout or "(equal)" not in run.stdout:
                     problems.append("measured floats moved differ from the prediction")
+                # A training run: the loop-carried tensors' floats between iterations too.
+                carried = re.findall(r"loop-carried tensors moved (\d+) floats per iteration \(measured; predicted (\d+)\)", run.stdout + run.stderr)
+                if any(measured != predicted for measured, predicted in carried):
+                    problems.append(f"loop-carried floats measured and predicted differ: {carried}")
                 for path, dataset, expected, tol in REFERENCES[name](out, args.inputs):
                     got = read_result(path, dataset)
                     if got.shape != expected.shape:

@@ -9,6 +9,7 @@
 #include "tra/autodiff/updates.hpp"
 #include "tra/common/error.hpp"
 #include "tra/decomp/partitioners.hpp"
+#include "tra/exec/loop_carry.hpp"
 #include "tra/physical/compile.hpp"
 
 namespace tra::app {
@@ -17,6 +18,29 @@ namespace {
 using Partitioner = model::RunOptions::Partitioner;
 
 // The lowered deck optimized, for the outputs the deck writes.
+// Floats moved between iterations to bring every X.next to the Scans of X:
+// exactly the chunks that are elsewhere where the chunk shapes agree, else
+// an all-gather of the whole tensor (the training loop's two ways).
+Index carried_floats(const physical::IaPlan& ia, const std::map<std::string, int>& iteration_nodes) {
+  Index floats = 0;
+  for (const auto& [name, node] : iteration_nodes) {
+    const std::string x = autodiff::carried_by(name);
+    if (x.empty()) continue;  // the loss
+    const physical::IaNode& next = ia.node(node);
+    bool gathered_whole = false;
+    for (const physical::IaNode& n : ia.nodes) {
+      if (n.kind() != physical::IaNode::Kind::Scan || !n.scan().source || n.scan().source->name != x) continue;
+      if (auto f = exec::carry_floats(next, n, ia.nsites)) {
+        floats += *f;
+      } else if (!gathered_whole) {
+        floats += next.dist.everywhere ? 0 : next.dist.tuples() * volume(next.type.chunk_shape) * (ia.nsites - 1);
+        gathered_whole = true;
+      }
+    }
+  }
+  return floats;
+}
+
 PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
   physical::IaPlan table1 = physical::compile(low.plan, nranks);
   // Only what is written out is needed; the optimizer drops the rest. A
@@ -53,6 +77,7 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
   for (size_t i = 0; i < carried.size(); ++i)
     p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
   p.memory = physical::estimate_memory(p.optimized.chosen);
+  p.carried_floats = carried_floats(p.optimized.chosen, p.iteration_nodes);
   p.lowering = std::move(low);
   return p;
 }
@@ -87,12 +112,15 @@ Index replicated_reads(const physical::IaPlan& plan) {
   return extra;
 }
 
-LabelingCandidate candidate(const std::string& partitioner, const physical::Optimized& o) {
+LabelingCandidate candidate(const std::string& partitioner, const PlannedDeck& p, const physical::Rates& rates) {
   LabelingCandidate c;
   c.partitioner = partitioner;
-  c.cost = o.cost;
-  c.replicated_reads = replicated_reads(o.chosen);
-  c.peak_bytes = physical::estimate_memory(o.chosen).peak_bytes;
+  c.cost = p.optimized.cost;
+  c.replicated_reads = replicated_reads(p.optimized.chosen);
+  c.peak_bytes = p.memory.peak_bytes;
+  c.carried_floats = p.carried_floats;
+  // Spread over the sites, as a shuffle's (each sends its share).
+  c.carried_seconds = static_cast<double>(p.carried_floats) * sizeof(Scalar) / (rates.shuffle_bytes * p.optimized.chosen.nsites);
   return c;
 }
 
@@ -119,13 +147,13 @@ bool preferred(const LabelingCandidate& a, const LabelingCandidate& b, std::int6
     if (a_fits != b_fits) return a_fits;
     if (!a_fits) return a.peak_bytes < b.peak_bytes;  // neither fits: the one that needs least
   }
-  const double tie = kSameTime * std::max(a.cost.seconds, b.cost.seconds);
-  if (std::abs(a.cost.seconds - b.cost.seconds) > tie) return a.cost.seconds < b.cost.seconds;
+  const double tie = kSameTime * std::max(a.seconds(), b.seconds());
+  if (std::abs(a.seconds() - b.seconds()) > tie) return a.seconds() < b.seconds();
   if (a.floats() != b.floats()) return a.floats() < b.floats();
   return a.cost.better_than(b.cost);
 }
 
-LabelingCandidate chosen_candidate(const PlannedDeck& p) { return candidate("chosen", p.optimized); }
+LabelingCandidate chosen_candidate(const PlannedDeck& p, const physical::Rates& rates) { return candidate("chosen", p, rates); }
 
 PlannedDeck plan_deck(const model::Workflow& deck, int nranks, const physical::OptimizerOptions& options) {
   if (!deck.train) {
@@ -164,7 +192,7 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
     return best;
   }
 
-  std::vector<LabelingCandidate> candidates{candidate("eindecomp", best.optimized)};
+  std::vector<LabelingCandidate> candidates{candidate("eindecomp", best, options.rates)};
   candidates[0].chosen = true;
   std::vector<std::map<std::string, std::map<std::string, Index>>> seen{best.lowering.d};  // per candidate
   std::size_t chosen = 0;
@@ -177,7 +205,7 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
     seen.push_back(low.d);
     if (c.same_as.empty()) {  // a labeling not tried yet: optimize it
       PlannedDeck p = optimized(std::move(low), wf, nranks, options);
-      c = candidate(c.partitioner, p.optimized);
+      c = candidate(c.partitioner, p, options.rates);
       if (preferred(c, candidates[chosen], options.memory_per_rank)) {
         candidates[chosen].chosen = false;
         c.chosen = true;
@@ -205,7 +233,8 @@ std::string candidates_text(const PlannedDeck& p) {
     os << "   " << (c.chosen ? "* " : "  ") << c.partitioner << std::string(c.partitioner.size() < 15 ? 15 - c.partitioner.size() : 0, ' ') << " ";
     if (!c.same_as.empty()) os << "the same d's as " << c.same_as << "\n";
     else
-      os << c.floats() << " floats: " << c.cost.floats_moved << " moved + " << c.replicated_reads << " read again; " << c.cost.str()
+      os << c.floats() << " floats: " << c.cost.floats_moved << " moved + " << c.replicated_reads << " read again"
+         << (c.carried_floats ? " + " + std::to_string(c.carried_floats) + " carried between iterations" : std::string()) << "; " << c.cost.str()
          << "; peak " << physical::bytes_text(c.peak_bytes) << " per rank\n";
   }
   return os.str();

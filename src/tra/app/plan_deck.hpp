@@ -41,11 +41,15 @@ struct LabelingCandidate {
   physical::PlanCost cost;  // of its optimized IA plan
   Index replicated_reads = 0;  // floats of inputs read on more than one site, beyond the first copy
   std::int64_t peak_bytes = 0; // estimated peak memory per rank (physical/memory_estimate.hpp)
+  Index carried_floats = 0;    // a training step's loop-carried tensors between iterations
+  double carried_seconds = 0;  // their time at the shuffle rate
   bool chosen = false;
-  Index floats() const { return cost.floats_moved + replicated_reads; }  // what decides between estimates alike
+  Index floats() const { return cost.floats_moved + replicated_reads + carried_floats; }  // what decides between estimates alike
+  double seconds() const { return cost.seconds + carried_seconds; }  // an iteration's, for a training step
 };
 
-// What plan_deck minimises over labelings: a lower time estimate; between
+// What plan_deck minimises over labelings: a lower time estimate (for a
+// training step, with its loop-carried tensors' movement); between
 // estimates within 1%, fewer floats(); then the lower estimate. A candidate
 // over `memory_per_rank` (0: none) is never preferred to one within it.
 bool preferred(const LabelingCandidate& a, const LabelingCandidate& b, std::int64_t memory_per_rank = 0);
@@ -59,6 +63,10 @@ struct PlannedDeck {
   // A training run's: the loss and every X.next (X read by the next
   // iteration) -> node of optimized.chosen.
   std::map<std::string, int> iteration_nodes;
+  // Floats the loop-carried tensors move between two iterations (from where
+  // each X.next is made to where the next run's Scans read X;
+  // exec/loop_carry.hpp), all ranks together: charged in the labeling choice.
+  Index carried_floats = 0;
   physical::MemoryEstimate memory;  // of the chosen plan: above options' memory_per_rank only when no labeling compared fits (it needs least)
   std::vector<LabelingCandidate> candidates;  // empty when no check was made
   std::string check_note;           // why there was no check, when there was a reason to say
@@ -66,9 +74,9 @@ struct PlannedDeck {
 
 PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options);
 
-// The chosen plan as a candidate (its cost and replicated reads), to compare
-// planned decks by preferred().
-LabelingCandidate chosen_candidate(const PlannedDeck& p);
+// The chosen plan as a candidate (its cost, replicated reads and carried
+// floats at `rates`), to compare planned decks by preferred().
+LabelingCandidate chosen_candidate(const PlannedDeck& p, const physical::Rates& rates = {});
 
 // The candidates as --explain shows them under the partitioning.
 std::string candidates_text(const PlannedDeck& p);

@@ -45,7 +45,7 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     if (n.kind() == physical::IaNode::Kind::Scan && n.scan().source && next_nodes.count(n.scan().source->name))
       scans_of[n.scan().source->name].push_back(static_cast<int>(i));
   }
-  const Index predicted = carried_floats_per_iteration(planned, train, c.size());
+  const Index predicted = planned.carried_floats;
   Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
   const std::string setup = training_setup(train, batches);
@@ -113,27 +113,6 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
   }
   if (!files.log.empty() && c.rank() == 0) io::write_text_file(files.log, log.str(), "the training log");
   return ex;
-}
-
-Index carried_floats_per_iteration(const PlannedDeck& planned, const model::TrainSettings& train, int nranks) {
-  const physical::IaPlan& ia = planned.optimized.chosen;
-  Index floats = 0;
-  for (const auto& [name, node] : planned.iteration_nodes) {
-    if (name == train.loss) continue;
-    const std::string x = autodiff::carried_by(name);
-    const physical::IaNode& next = ia.node(node);
-    bool gathered_whole = false;
-    for (const physical::IaNode& n : ia.nodes) {
-      if (n.kind() != physical::IaNode::Kind::Scan || !n.scan().source || n.scan().source->name != x) continue;
-      if (auto f = exec::carry_floats(next, n, nranks)) floats += *f;
-      else if (!gathered_whole) {
-        // An all-gather of the whole tensor: every rank receives what the others hold.
-        floats += next.dist.everywhere ? 0 : static_cast<Index>(next.dist.tuples()) * volume(next.type.chunk_shape) * (nranks - 1);
-        gathered_whole = true;
-      }
-    }
-  }
-  return floats;
 }
 
 }  // namespace tra::app

@@ -11,9 +11,10 @@
 // them; checkpoints are written every `checkpoint.every` iterations and
 // after the last.
 //
-// Not yet as the issue wants it: the optimizer does not weigh the carried
-// tensors' movement when it chooses the plan (it is predicted and reported,
-// carried_floats_per_iteration), and each run allocates its results afresh.
+// Not yet as the issue wants it: the carried tensors' movement is charged
+// when labelings are compared (PlannedDeck::carried_floats), not inside the
+// IA optimizer's search; each run allocates its results afresh (freed memory
+// stays in the process: common/allocation.hpp).
 #include <memory>
 #include <set>
 #include <string>
@@ -36,9 +37,5 @@ struct TrainFiles {
 std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c,
                                                std::set<int> keep, bool analyze, const TrainFiles& files, const Checkpoint& resume,
                                                double& seconds);
-
-// Floats the loop-carried tensors move between two iterations under the
-// chosen plan, all ranks together.
-Index carried_floats_per_iteration(const PlannedDeck& planned, const model::TrainSettings& train, int nranks);
 
 }  // namespace tra::app

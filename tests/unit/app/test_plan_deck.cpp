@@ -112,3 +112,36 @@ TEST(PlanDeck, NoCheckWhenDisabledPinnedOrAnotherPartitioner) {
 
 }  // namespace
 }  // namespace tra::app
+
+namespace tra::app {
+namespace {
+
+TEST(PlanDeck, LoopCarriedMovementAndMemoryDecideBetweenLabelings) {
+  // a's step is estimated faster, but its parameters must move 0.5 s'
+  // worth between iterations: b is the faster iteration. Under a memory
+  // bound only b fits, a candidate over it loses whatever its time.
+  LabelingCandidate a, b;
+  a.cost.seconds = 1.0;
+  a.carried_seconds = 0.5;
+  b.cost.seconds = 1.2;
+  EXPECT_TRUE(preferred(b, a));
+  a.carried_seconds = 0;
+  EXPECT_TRUE(preferred(a, b));
+  a.peak_bytes = 2000;
+  b.peak_bytes = 1000;
+  EXPECT_TRUE(preferred(b, a, 1500));
+  EXPECT_TRUE(preferred(b, a, 100));  // neither fits: the one that needs less
+}
+
+TEST(PlanDeck, ATrainingStepPredictsItsCarriedFloats) {
+  // logistic regression on 2 ranks: the weight vector (32 floats) is read
+  // on every rank and updated in halves, so each half travels to the other
+  // rank between iterations: 32 floats (the run measures the same;
+  // tests/regression/check_decks.py compares them).
+  const PlannedDeck p = plan_deck(io::read_deck(std::string(TRA_INPUTS_DIR) + "/logistic_adam.yaml"), 2, {});
+  EXPECT_EQ(p.carried_floats, 32);
+  EXPECT_EQ(chosen_candidate(p).carried_floats, 32);
+}
+
+}  // namespace
+}  // namespace tra::app

@@ -265,16 +265,22 @@ class DeckReader {
     else fail(o.IsMap() ? o["kind"] : o, "unknown order '" + kind + "'; expected sequential or shuffled");
   }
 
+  // The number at the start of s; `used`: its characters (0: none).
+  static double leading_number(const std::string& s, size_t& used) {
+    used = 0;
+    try {
+      return std::stod(s, &used);
+    } catch (...) {
+      used = 0;
+      return 0;
+    }
+  }
+
   double positive_real(const YAML::Node& n, const std::string& what, bool below_one) const {
     if (!n.IsScalar()) fail(n, what + " must be a number");
     const std::string s = n.as<std::string>();
     size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(s, &used);
-    } catch (...) {
-      used = 0;
-    }
+    const double v = leading_number(s, used);
     if (used != s.size() || s.empty() || !std::isfinite(v)) fail(n, what + " must be a number, found '" + s + "'");
     if (below_one ? !(v >= 0 && v < 1) : !(v > 0)) fail(n, what + (below_one ? " must be at least 0 and below 1" : " must be positive") + ", found " + s);
     return v;
@@ -420,12 +426,8 @@ class DeckReader {
     if (!n.IsScalar()) fail(n, expected);
     const std::string s = n.as<std::string>();
     size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(s, &used);
-    } catch (...) {
-      fail(n, expected + ", found '" + s + "'");
-    }
+    const double v = leading_number(s, used);
+    if (used == 0) fail(n, expected + ", found '" + s + "'");
     std::string unit = s.substr(used);
     unit.erase(0, unit.find_first_not_of(' '));
     static const std::map<std::string, double> units{{"", 1},         {"B", 1},          {"KB", 1e3},         {"MB", 1e6},
