@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "tra/einsum/parser.hpp"
 #include "tra/einsum/scalar_expr.hpp"
 
 namespace tra::autodiff {
@@ -64,8 +65,12 @@ class Backward {
     const auto& g = wf_.graph;
     for (size_t i = g.size(); i-- > 0;) {
       if (const auto* t = std::get_if<model::TraStatement>(&g[i])) {
-        if (need_.count(t->output))
-          throw UserError(t->loc, std::string("the gradient cannot pass a ") + tra_op_name(t->op) + " statement (yet): '" + t->output +
+        if (!need_.count(t->output)) continue;
+        if (const auto map = as_elementwise_einsum(*t, wf_)) {
+          backward(*map);
+          continue;
+        }
+        throw UserError(t->loc, std::string("the gradient cannot pass a ") + tra_op_name(t->op) + " statement (yet): '" + t->output +
                                       "' lies on the path from a parameter to the loss '" + wf_.train->loss + "'; write it as an EinSum statement");
         continue;
       }
@@ -375,6 +380,19 @@ class Backward {
 };
 
 }  // namespace
+
+std::optional<einsum::EinSum> as_elementwise_einsum(const model::TraStatement& t, const model::Workflow& wf) {
+  if (t.op != model::TraStatement::Op::Transform || t.expr == "diag") return std::nullopt;
+  std::optional<std::size_t> rank;
+  if (const model::TensorDecl* d = wf.find_tensor(t.input)) rank = d->shape.size();
+  for (const auto& s : wf.graph)
+    if (const auto* e = std::get_if<EinSum>(&s); e && e->output.name == t.input) rank = e->output.labels.size();
+  if (!rank) return std::nullopt;  // a TRA statement's relation: not a whole tensor in standard form
+  Labels labels;
+  for (std::size_t i = 0; i < *rank; ++i) labels.push_back("u" + std::to_string(i));
+  return einsum::make_sum_einsum(einsum::TensorRef{t.output, labels, t.loc}, {einsum::TensorRef{t.input, labels, t.loc}},
+                                 einsum::parse_scalar_function(t.expr, t.expr_loc), t.loc);
+}
 
 Gradients with_gradients(const model::Workflow& wf) {
   if (!wf.train) throw std::logic_error("with_gradients: the workflow has no train: section");

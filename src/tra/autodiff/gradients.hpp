@@ -20,9 +20,15 @@
 // S.grad = P.grad − exp(P)·Σ_j P.grad. A tensor read by
 // several statements adds their contributions (the paper's `add`).
 //
+// A TRA transform with an element-wise kernel of a whole tensor (declared,
+// or an EinSum's result) is that map as an EinSum, and differentiates as
+// one; the other TRA statements (filter, rekey, tile, concat, diag) stop the
+// gradient with a located error.
+//
 // Only tensors on a path from a parameter to the loss get gradients. The
 // generated tensors are named after the forward ones with a '.', which no
 // name written in a deck can hold: W.grad, and intermediates such as h.d0.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +44,11 @@ struct Gradients {
   std::size_t forward = 0;          // how many of workflow.graph are the deck's
   std::vector<std::string> params;  // in declaration order; each has grad_name(p)
 };
+
+// The EinSum Z[u0, ...] = f(X[u0, ...]) that a transform statement with an
+// element-wise kernel f computes, when its input is a whole tensor of wf
+// (declared, or an EinSum's result); none otherwise.
+std::optional<einsum::EinSum> as_elementwise_einsum(const model::TraStatement& t, const model::Workflow& wf);
 
 // wf.train must be set. Located UserErrors: a loss that is not a scalar
 // computed by an EinSum statement, no parameter, a parameter with no path to

@@ -37,9 +37,11 @@ std::map<std::string, Dense> random_inputs(const model::Workflow& wf, std::uint6
 }
 
 // Every statement of `graph[0, upto)` in order, on top of `t`.
+// An element-wise transform runs as the map it is (as_elementwise_einsum).
 std::map<std::string, Dense> run(const model::Workflow& wf, std::map<std::string, Dense> t, size_t upto) {
   for (size_t i = 0; i < upto; ++i) {
-    const auto& e = std::get<einsum::EinSum>(wf.graph[i]);
+    const auto* tra = std::get_if<model::TraStatement>(&wf.graph[i]);
+    const einsum::EinSum e = tra ? *as_elementwise_einsum(*tra, wf) : std::get<einsum::EinSum>(wf.graph[i]);
     t[e.output.name] = testing::evaluate(e, t);
   }
   return t;
@@ -256,6 +258,24 @@ std::string error_of(const std::string& text) {
 void expect_error(const std::string& text, const std::string& message) {
   const std::string e = error_of(text);
   EXPECT_NE(e.find(message), std::string::npos) << e;
+}
+
+TEST(Gradients, AnElementwiseTransformDifferentiatesAsItsMap) {
+  // A TRA transform with a function of x between a parameter and the loss:
+  // the gradient passes it as it passes the same map written as an EinSum.
+  const std::string text = std::string(kHead) +
+                           "  - {name: X, shape: [4, 3], source: ones}\n"
+                           "  - {name: W, shape: [3, 2], source: ones, param: true}\n"
+                           "graph:\n"
+                           "  - \"Z[b,o] = sum_f X[b,f] * W[f,o]\"\n"
+                           "  - {op: transform, input: Z, output: H, kernel: \"tanh(x) + 0.5 * x * x\"}\n"
+                           "  - \"L = sum_{b,o} sq(H[b,o])\"\n"
+                           "train: {loss: L}\n";
+  expect_gradients_match(text);
+  const Gradients g = with_gradients(deck(text));
+  EXPECT_TRUE(std::any_of(g.workflow.graph.begin() + static_cast<long>(g.forward), g.workflow.graph.end(), [](const model::Statement& s) {
+    return model::statement_output(s) == "Z.grad";
+  }));
 }
 
 TEST(Gradients, MistakesAreLocated) {
