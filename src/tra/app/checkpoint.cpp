@@ -43,35 +43,59 @@ void write_checkpoint(const comm::Communicator& c, const std::string& path, cons
   io::hdf5::write_file(c, f);
 }
 
+namespace {
+
+Checkpoint read_here(const std::string& path, const std::map<std::string, Shape>& shapes, const std::string& setup, Index iterations) {
+  const io::hdf5::WholeFile file(path);
+  const auto done = file.attribute(kDone);
+  const auto written_for = file.attribute(kSetup);
+  if (!done || !written_for) throw UserError("not a TRA training checkpoint (no attribute " + std::string(kDone) + ")");
+  if (*written_for != setup)
+    throw UserError("the checkpoint was written by a run training with '" + *written_for + "', but the deck trains with '" + setup + "'");
+  Checkpoint ck;
+  size_t used = 0;
+  try {
+    ck.done = std::stoll(*done, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != done->size() || ck.done < 0) throw UserError("attribute " + std::string(kDone) + " is '" + *done + "', not a count");
+  if (ck.done >= iterations)
+    throw UserError("the checkpoint is after iteration " + std::to_string(ck.done) + ", but the deck runs " + std::to_string(iterations) +
+                    "; nothing is left to run");
+  for (const auto& [name, shape] : shapes) {
+    const std::string ds = "/" + name;
+    if (!file.has_dataset(ds)) throw UserError("no dataset " + ds + " for the deck's tensor " + name + " (written by a different deck?)");
+    if (file.shape(ds) != shape)
+      throw UserError("dataset " + ds + " has shape " + shape_string(file.shape(ds)) + ", but the deck's " + name + " has shape " + shape_string(shape));
+    ck.carried[name] = std::make_shared<const exec::HostTensor>(exec::HostTensor{shape, file.values(ds)});
+  }
+  return ck;
+}
+
+}  // namespace
+
 Checkpoint read_checkpoint(const comm::Communicator& c, const std::string& path, const std::map<std::string, Shape>& shapes,
                            const std::string& setup, Index iterations) {
   const std::string what = "--resume " + path + ": ";
+  // Every rank reads the file; they agree on the outcome before anyone
+  // throws, so that a rank that cannot read it (a node that does not see
+  // the file) stops them all instead of leaving the others in a collective.
+  Checkpoint ck;
+  std::string failure;
   try {
-    const io::hdf5::WholeFile file(path);
-    const auto done = file.attribute(kDone);
-    const auto written_for = file.attribute(kSetup);
-    if (!done || !written_for) throw UserError("not a TRA training checkpoint (no attribute " + std::string(kDone) + ")");
-    if (*written_for != setup)
-      throw UserError("the checkpoint was written by a run training with '" + *written_for + "', but the deck trains with '" + setup + "'");
-    Checkpoint ck;
-    ck.done = std::stoll(*done);
-    if (ck.done >= iterations)
-      throw UserError("the checkpoint is after iteration " + std::to_string(ck.done) + ", but the deck runs " + std::to_string(iterations) +
-                      "; nothing is left to run");
-    for (const auto& [name, shape] : shapes) {
-      const std::string ds = "/" + name;
-      if (!file.has_dataset(ds)) throw UserError("no dataset " + ds + " for the deck's tensor " + name + " (written by a different deck?)");
-      if (file.shape(ds) != shape)
-        throw UserError("dataset " + ds + " has shape " + shape_string(file.shape(ds)) + ", but the deck's " + name + " has shape " + shape_string(shape));
-      ck.carried[name] = std::make_shared<const exec::HostTensor>(exec::HostTensor{shape, file.values(ds)});
-    }
-    if (const auto ranks = file.attribute(kRanks); ranks && *ranks != std::to_string(c.size()))
-      Log::warn("resuming on " + std::to_string(c.size()) + " rank(s) a checkpoint written on " + *ranks +
-                ": the result equals the uninterrupted run's within rounding, bit for bit only on the same rank count");
-    return ck;
+    ck = read_here(path, shapes, setup, iterations);
   } catch (const UserError& e) {
-    throw UserError(what + e.what());
+    failure = e.what();
   }
+  if (c.max(failure.empty() ? 0.0 : 1.0) > 0) {
+    if (!failure.empty()) throw UserError(what + failure);
+    throw UserError(what + "another rank cannot read the checkpoint (is the file visible on every node?)");
+  }
+  if (const auto ranks = io::hdf5::WholeFile(path).attribute(kRanks); ranks && *ranks != std::to_string(c.size()))
+    Log::warn("resuming on " + std::to_string(c.size()) + " rank(s) a checkpoint written on " + *ranks +
+              ": the result equals the uninterrupted run's within rounding, bit for bit only on the same rank count");
+  return ck;
 }
 
 }  // namespace tra::app

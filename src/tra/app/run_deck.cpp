@@ -251,7 +251,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   if (training) {
     Log::progress("training: " + std::to_string(wf.train->iterations) + " iterations of " + std::to_string(ia.nodes.size()) + " IA operators" +
                   (resume.done ? ", resuming after iteration " + std::to_string(resume.done) : std::string()));
-    executor = run_iterations(planned, *wf.train, c, keep, analyze, train_files, resume, execute_seconds);
+    executor = run_iterations(planned, *wf.train, c, keep, analyze, train_files, std::move(resume), execute_seconds);
   } else {
     executor = std::make_unique<exec::Executor>(ia, c, keep, analyze);
     Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");

@@ -31,7 +31,7 @@ std::vector<Tuple> gathered(const exec::Executor& ex, const physical::IaNode& no
 }  // namespace
 
 std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c,
-                                               std::set<int> keep, bool analyze, const TrainFiles& files, const Checkpoint& resume,
+                                               std::set<int> keep, bool analyze, const TrainFiles& files, Checkpoint resume,
                                                double& seconds) {
   const physical::IaPlan& ia = planned.optimized.chosen;
   for (const auto& [name, node] : planned.iteration_nodes) keep.insert(node);
@@ -51,7 +51,7 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
   const std::string setup = training_setup(train, batches);
   // The next run's loop-carried inputs: whole tensors (a checkpoint's, or
   // where the update's chunks differ from the read's), else each Scan's tuples.
-  std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = resume.carried;
+  std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = std::move(resume.carried);
   std::map<int, std::vector<Tuple>> in_place;
   std::ostringstream log;
   log << "iteration,batch,loss,seconds,reading_seconds\n";

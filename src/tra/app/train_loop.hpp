@@ -33,9 +33,9 @@ struct TrainFiles {
 
 // The last iteration's executor (its results are the ones written out);
 // `seconds`: all iterations run, the slowest rank's. `resume`: the state to
-// start from (done = 0: the deck's sources).
+// start from (done = 0: the deck's sources), dropped after the first run.
 std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c,
-                                               std::set<int> keep, bool analyze, const TrainFiles& files, const Checkpoint& resume,
+                                               std::set<int> keep, bool analyze, const TrainFiles& files, Checkpoint resume,
                                                double& seconds);
 
 }  // namespace tra::app

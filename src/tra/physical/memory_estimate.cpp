@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <vector>
 
 namespace tra::physical {
@@ -19,6 +20,32 @@ std::vector<std::int64_t> held(const IaNode& n, int nsites) {
   for (const auto& [key, site] : n.dist.at)
     if (site >= 0 && site < nsites) bytes[static_cast<size_t>(site)] += chunk;
   return bytes;
+}
+
+// Bytes per site of node's result that are its input's chunks, handed on
+// without a copy: a Shuffle's tuples that stay on their site, a Bcast's
+// own tuples, a filter's survivors (comm/exchange.cpp, exec/executor.cpp).
+std::vector<std::int64_t> passed_through(const IaPlan& plan, const IaNode& n, int nsites) {
+  std::vector<std::int64_t> bytes(static_cast<size_t>(nsites), 0);
+  if (n.inputs.empty()) return bytes;
+  const IaNode& in = plan.node(n.inputs[0]);
+  switch (n.kind()) {
+    case IaNode::Kind::LocalFilter:
+      return held(n, nsites);
+    case IaNode::Kind::Bcast:
+      return in.dist.everywhere ? held(n, nsites) : held(in, nsites);
+    case IaNode::Kind::Shuffle: {
+      if (in.dist.everywhere || n.dist.everywhere) return bytes;
+      const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(sizeof(Scalar));
+      std::map<Key, int> to;
+      for (const auto& [key, site] : n.dist.at) to.emplace(key, site);
+      for (const auto& [key, site] : in.dist.at)
+        if (auto t = to.find(key); t != to.end() && t->second == site && site >= 0 && site < nsites) bytes[static_cast<size_t>(site)] += chunk;
+      return bytes;
+    }
+    default:
+      return bytes;
+  }
 }
 
 }  // namespace
@@ -55,15 +82,24 @@ MemoryEstimate estimate_memory(const IaPlan& plan) {
       std::swap(bytes[i], bytes[static_cast<size_t>(node.inputs[0])]);
     } else {
       bytes[i] = held(streamed[i] >= 0 ? plan.nodes[static_cast<size_t>(streamed[i])] : node, nsites);
+      // Chunks handed on from the input are counted once: from now on as
+      // this node's (the input's count drops by them).
+      const std::vector<std::int64_t> shared = passed_through(plan, node, nsites);
+      std::vector<std::int64_t>* input = node.inputs.empty() ? nullptr : &bytes[static_cast<size_t>(node.inputs[0])];
       for (int s = 0; s < nsites; ++s) {
-        live[static_cast<size_t>(s)] += bytes[i][static_cast<size_t>(s)];
-        if (live[static_cast<size_t>(s)] > e.peak_bytes) e = {live[static_cast<size_t>(s)], s, static_cast<int>(i)};
+        const size_t k = static_cast<size_t>(s);
+        const std::int64_t moved_over = input && !input->empty() ? std::min(shared[k], (*input)[k]) : 0;
+        if (moved_over) (*input)[k] -= moved_over;
+        live[k] += bytes[i][k] - moved_over;
+        if (live[k] > e.peak_bytes) e = {live[k], s, static_cast<int>(i)};
       }
     }
     for (int j : node.inputs) {
       const size_t u = static_cast<size_t>(j);
-      if (last_use[u] == static_cast<int>(i) && !kept[u] && !bytes[u].empty())
+      if (last_use[u] == static_cast<int>(i) && !kept[u] && !bytes[u].empty()) {
         for (int s = 0; s < nsites; ++s) live[static_cast<size_t>(s)] -= bytes[u][static_cast<size_t>(s)];
+        bytes[u].clear();  // freed once, also when listed twice (a join of a relation with itself)
+      }
     }
   }
   return e;

@@ -4,7 +4,9 @@
 // is replayed (every Scan first, then the other operators in plan order) with
 // each node's result held on the sites its distribution names until its
 // last consumer has run (or for good, for the plan's roots), and the bytes
-// each site holds are summed at every step. The peak counts the results of
+// each site holds are summed at every step. Chunks an operator hands on
+// without a copy (a Shuffle's tuples that stay, a Bcast's own, a filter's
+// survivors) are counted once. The peak counts the results of
 // operators: not a kernel's scratch (a GEMM's permuted operand), MPI's
 // packing buffers, or the process itself; the measured peak (tra-run's
 // "peak memory per rank") is that much higher.

@@ -434,8 +434,10 @@ class DeckReader {
                                                      {"GB", 1e9},     {"TB", 1e12},      {"KiB", 1024.0},     {"MiB", 1048576.0},
                                                      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
     const auto u = units.find(unit);
-    if (u == units.end() || !(v > 0) || !std::isfinite(v)) fail(n, expected + ", found '" + s + "'");
-    return static_cast<std::int64_t>(v * u->second);
+    if (u == units.end() || !std::isfinite(v)) fail(n, expected + ", found '" + s + "'");
+    const double b = v * u->second;
+    if (!(b >= 1) || b >= 9.2e18) fail(n, what + " must be from 1 byte to 8 EiB, found '" + s + "'");
+    return static_cast<std::int64_t>(b);
   }
 
   void read_partitioning(const YAML::Node& p, Workflow& wf) {
