@@ -1,5 +1,6 @@
 #include "tra/app/train_loop.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -99,10 +100,15 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     if (!files.checkpoint.empty() && (done % train.checkpoint_every == 0 || done == train.iterations))
       write_checkpoint(c, files.checkpoint, *ex, ia, next_nodes, done, setup);
     log << it << "," << batch << "," << loss << "," << t << "," << ex->totals().reading << "\n";
-    std::ostringstream line;
-    line.precision(10);
-    line << "iteration " << done << "/" << train.iterations << ": loss " << loss << " (" << t << " s, " << 1 / t << " it/s)";
-    Log::progress(line.str());
+    // The first ten iterations, then every 5% of the run, and the last (the
+    // log has every one).
+    const Index stride = std::max<Index>(1, train.iterations / 20);
+    if (done <= 10 || done % stride == 0 || done == train.iterations) {
+      std::ostringstream line;
+      line.precision(10);
+      line << "iteration " << done << "/" << train.iterations << ": loss " << loss << " (" << t << " s, " << 1 / t << " it/s)";
+      Log::progress(line.str());
+    }
   }
   seconds = c.max(all.seconds());
   const Index runs = train.iterations - resume.done;
