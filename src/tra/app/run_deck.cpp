@@ -235,6 +235,8 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     Log::info("== memory: the chosen plan holds an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank (" +
               std::to_string(planned.memory.peak_site) + ", at p" + std::to_string(planned.memory.peak_node) +
               "; operators' results, not their scratch); the limit is " + physical::bytes_text(limit.bytes) + ", " + limit.origin);
+    Log::info("== reads: inputs read on more than one rank add " + std::to_string(chosen_candidate(planned).replicated_reads) +
+              " floats beyond their first copy");
     if (training) Log::info("== between iterations the loop-carried tensors move " + std::to_string(planned.carried_floats) +
                             " floats (predicted)");
   }

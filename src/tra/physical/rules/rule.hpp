@@ -44,6 +44,8 @@ const std::vector<Rule>& repartition_rules();
 const std::vector<Rule>& scan_placement_rules();
 // Where a shuffle sends its groups is part of the plan too (shuffle_placement.cpp).
 const std::vector<Rule>& shuffle_placement_rules();
+// One exchange of a relation shared by its consumers (shared_exchange.cpp).
+const std::vector<Rule>& shared_exchange_rules();
 
 // All of them in the order the optimizer tries them.
 std::vector<const Rule*> all_rules();

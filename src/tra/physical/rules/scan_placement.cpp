@@ -90,7 +90,8 @@ const std::vector<Rule>& scan_placement_rules() {
 
 std::vector<const Rule*> all_rules() {
   std::vector<const Rule*> out;
-  for (const auto* family : {&repartition_rules(), &kernel_composition_rules(), &scan_placement_rules(), &shuffle_placement_rules()})
+  for (const auto* family : {&repartition_rules(), &kernel_composition_rules(), &scan_placement_rules(), &shuffle_placement_rules(),
+                             &shared_exchange_rules()})
     for (const Rule& r : *family) out.push_back(&r);
   return out;
 }
