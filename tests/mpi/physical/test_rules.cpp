@@ -492,7 +492,7 @@ TEST(IaRules, EveryRuleHasATest) {
   for (const physical::Rule* r : physical::all_rules()) names.push_back(r->name);
   const std::vector<std::string> tested = {"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-6", "R2-7",     "R1-1",
                                            "R1-2", "R1-3", "R1-4", "R1-5", "R1-6", "R1-7", "scan-part", "scan-all",
-                                           "scan-face", "shuffle-spread"};
+                                           "scan-face", "shuffle-spread", "share-exchange"};
   EXPECT_EQ(names, tested) << "a rule was added or renamed: give it a test in this file";
 }
 
@@ -1277,6 +1277,38 @@ TEST(IaRules, ShuffleSpread_GroupsOverEverySite) {
   const int s = random_scan(r2, p, 2, false);
   const int sh = shuffle(p, s, {0});
   expect_not_applicable("shuffle-spread", {with_roots(std::move(p), {sh}), sh, 0, "a shuffle on the default grid already"});
+}
+
+// Two consumers of R each with its own Bcast(R) (or Shuf(<0>)(R)): the
+// second exchange is the first's, the relations the same, the floats moved
+// once.
+TEST(IaRules, ShareExchange_OneBroadcastForTwoConsumers) {
+  Rng rng(187);
+  for (int t = 0; t < kTrials; ++t) {
+    SCOPED_TRACE("trial " + std::to_string(t));
+    for (const bool broadcast : {true, false}) {
+      IaPlan p;
+      const int r = random_scan(rng, p, 2, false);
+      const int first = broadcast ? bcast(p, r) : shuffle(p, r, {0});
+      const int second = broadcast ? bcast(p, r) : shuffle(p, r, {0});
+      Case c{with_roots(std::move(p), {first, second}), second, 0, broadcast ? "Bcast(R) twice" : "Shuf(<0>)(R) twice"};
+      check_rewrite(c, at_node("share-exchange", second));
+      IaPlan after = c.plan;
+      ASSERT_TRUE(rule("share-exchange").apply(after, second, 0));
+      physical::normalize(after);
+      physical::infer(after);
+      EXPECT_LE(after.predicted_floats(), c.plan.predicted_floats());
+      if (broadcast && nsites() > 1 && c.plan.node(r).dist.tuples() > 0)
+        EXPECT_LT(after.predicted_floats(), c.plan.predicted_floats()) << "the relation is broadcast once";
+    }
+  }
+  Rng r2(188);
+  IaPlan p;
+  const int r = random_scan(r2, p, 2, false);
+  const int b = bcast(p, r);
+  const int s = shuffle(p, r, {0});
+  expect_not_applicable("share-exchange", {with_roots(p, {b, s}), s, 0, "a shuffle beside a broadcast of the same relation"});
+  expect_not_applicable("share-exchange", {with_roots(std::move(p), {b, s}), b, 0, "the only broadcast"});
 }
 
 void check_strategies(std::uint32_t seed, const MatmulOptions& o) {
