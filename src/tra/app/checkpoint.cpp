@@ -16,35 +16,7 @@ const char* const kDone = "tra_checkpoint_iterations_done";
 const char* const kSetup = "tra_checkpoint_setup";
 const char* const kRanks = "tra_ranks";
 
-}  // namespace
-
-std::string training_setup(const model::TrainSettings& train, Index batches_per_epoch) {
-  std::ostringstream os;
-  os.precision(17);
-  const model::UpdateRule& r = *train.optimizer;
-  switch (r.kind) {
-    case model::UpdateRule::Kind::Sgd: os << "sgd lr " << r.lr; break;
-    case model::UpdateRule::Kind::Momentum: os << "momentum lr " << r.lr << " beta " << r.beta; break;
-    case model::UpdateRule::Kind::Adam: os << "adam lr " << r.lr << " beta1 " << r.beta << " beta2 " << r.beta2 << " eps " << r.eps; break;
-  }
-  os << "; order " << (train.order == model::TrainSettings::Order::Shuffled ? "shuffled seed " + std::to_string(train.seed) : "sequential");
-  os << "; " << batches_per_epoch << " batch(es) per epoch";
-  return os.str();
-}
-
-void write_checkpoint(const comm::Communicator& c, const std::string& path, const exec::Executor& ex, const physical::IaPlan& plan,
-                      const std::map<std::string, int>& next_nodes, Index done, const std::string& setup) {
-  io::hdf5::FileData f;
-  f.path = path;
-  for (const auto& [name, node] : next_nodes) f.datasets.push_back(result_dataset(ex, plan, node, "/" + name, c));
-  f.attributes[kDone] = std::to_string(done);
-  f.attributes[kSetup] = setup;
-  f.attributes[kRanks] = std::to_string(c.size());
-  io::hdf5::write_file(c, f);
-}
-
-namespace {
-
+// The checkpoint as this rank reads it (read_checkpoint makes the ranks agree).
 Checkpoint read_here(const std::string& path, const std::map<std::string, Shape>& shapes, const std::string& setup, Index iterations) {
   const io::hdf5::WholeFile file(path);
   const auto done = file.attribute(kDone);
@@ -74,6 +46,31 @@ Checkpoint read_here(const std::string& path, const std::map<std::string, Shape>
 }
 
 }  // namespace
+
+std::string training_setup(const model::TrainSettings& train, Index batches_per_epoch) {
+  std::ostringstream os;
+  os.precision(17);
+  const model::UpdateRule& r = *train.optimizer;
+  switch (r.kind) {
+    case model::UpdateRule::Kind::Sgd: os << "sgd lr " << r.lr; break;
+    case model::UpdateRule::Kind::Momentum: os << "momentum lr " << r.lr << " beta " << r.beta; break;
+    case model::UpdateRule::Kind::Adam: os << "adam lr " << r.lr << " beta1 " << r.beta << " beta2 " << r.beta2 << " eps " << r.eps; break;
+  }
+  os << "; order " << (train.order == model::TrainSettings::Order::Shuffled ? "shuffled seed " + std::to_string(train.seed) : "sequential");
+  os << "; " << batches_per_epoch << " batch(es) per epoch";
+  return os.str();
+}
+
+void write_checkpoint(const comm::Communicator& c, const std::string& path, const exec::Executor& ex, const physical::IaPlan& plan,
+                      const std::map<std::string, int>& next_nodes, Index done, const std::string& setup) {
+  io::hdf5::FileData f;
+  f.path = path;
+  for (const auto& [name, node] : next_nodes) f.datasets.push_back(result_dataset(ex, plan, node, "/" + name, c));
+  f.attributes[kDone] = std::to_string(done);
+  f.attributes[kSetup] = setup;
+  f.attributes[kRanks] = std::to_string(c.size());
+  io::hdf5::write_file(c, f);
+}
 
 Checkpoint read_checkpoint(const comm::Communicator& c, const std::string& path, const std::map<std::string, Shape>& shapes,
                            const std::string& setup, Index iterations) {

@@ -18,19 +18,29 @@ namespace {
 using Partitioner = model::RunOptions::Partitioner;
 
 // The lowered deck optimized, for the outputs the deck writes.
+// Each X.next of a training step and the Scans of X in the plan.
+std::map<std::string, PlannedDeck::Carried> carried_tensors(const physical::IaPlan& ia, const std::map<std::string, int>& iteration_nodes) {
+  std::map<std::string, PlannedDeck::Carried> out;
+  for (const auto& [name, node] : iteration_nodes)
+    if (const std::string x = autodiff::carried_by(name); !x.empty()) out[x].next = node;  // (the loss carries nothing)
+  for (size_t i = 0; i < ia.nodes.size(); ++i) {
+    const physical::IaNode& n = ia.nodes[i];
+    if (n.kind() != physical::IaNode::Kind::Scan || !n.scan().source) continue;
+    if (auto c = out.find(n.scan().source->name); c != out.end()) c->second.scans.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
 // Floats moved between iterations to bring every X.next to the Scans of X:
 // exactly the chunks that are elsewhere where the chunk shapes agree, else
 // an all-gather of the whole tensor (the training loop's two ways).
-Index carried_floats(const physical::IaPlan& ia, const std::map<std::string, int>& iteration_nodes) {
+Index carried_floats(const physical::IaPlan& ia, const std::map<std::string, PlannedDeck::Carried>& carried) {
   Index floats = 0;
-  for (const auto& [name, node] : iteration_nodes) {
-    const std::string x = autodiff::carried_by(name);
-    if (x.empty()) continue;  // the loss
-    const physical::IaNode& next = ia.node(node);
+  for (const auto& [name, c] : carried) {
+    const physical::IaNode& next = ia.node(c.next);
     bool gathered_whole = false;
-    for (const physical::IaNode& n : ia.nodes) {
-      if (n.kind() != physical::IaNode::Kind::Scan || !n.scan().source || n.scan().source->name != x) continue;
-      if (auto f = exec::carry_floats(next, n, ia.nsites)) {
+    for (int scan : c.scans) {
+      if (auto f = exec::carry_floats(next, ia.node(scan), ia.nsites)) {
         floats += *f;
       } else if (!gathered_whole) {
         floats += next.dist.everywhere ? 0 : next.dist.tuples() * volume(next.type.chunk_shape) * (ia.nsites - 1);
@@ -77,7 +87,8 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
   for (size_t i = 0; i < carried.size(); ++i)
     p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
   p.memory = physical::estimate_memory(p.optimized.chosen);
-  p.carried_floats = carried_floats(p.optimized.chosen, p.iteration_nodes);
+  p.carried = carried_tensors(p.optimized.chosen, p.iteration_nodes);
+  p.carried_floats = carried_floats(p.optimized.chosen, p.carried);
   p.lowering = std::move(low);
   return p;
 }

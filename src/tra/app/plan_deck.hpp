@@ -63,6 +63,13 @@ struct PlannedDeck {
   // A training run's: the loss and every X.next (X read by the next
   // iteration) -> node of optimized.chosen.
   std::map<std::string, int> iteration_nodes;
+  // A training run's loop-carried tensors X (parameters, optimizer state):
+  // the node of X.next and the Scans of X the next iteration feeds from it.
+  struct Carried {
+    int next = -1;
+    std::vector<int> scans;
+  };
+  std::map<std::string, Carried> carried;
   // Floats the loop-carried tensors move between two iterations (from where
   // each X.next is made to where the next run's Scans read X;
   // exec/loop_carry.hpp), all ranks together: charged in the labeling choice.

@@ -15,7 +15,6 @@
 #include "tra/app/report.hpp"
 #include "tra/app/result_dataset.hpp"
 #include "tra/app/train_loop.hpp"
-#include "tra/autodiff/updates.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/peak_memory.hpp"
 #include "tra/common/timer.hpp"
@@ -218,8 +217,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Checkpoint resume;
   if (!opt.resume.empty()) {
     std::map<std::string, Shape> shapes;
-    for (const auto& [name, node] : planned.iteration_nodes)
-      if (name != wf.train->loss) shapes[autodiff::carried_by(name)] = ia.node(node).type.tensor_shape();
+    for (const auto& [name, carried] : planned.carried) shapes[name] = ia.node(carried.next).type.tensor_shape();
     resume = read_checkpoint(c, opt.resume, shapes, training_setup(*wf.train, model::batches_per_epoch(wf)), wf.train->iterations);
   }
   const double plan_seconds = planning.seconds();

@@ -37,15 +37,8 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
   const physical::IaPlan& ia = planned.optimized.chosen;
   for (const auto& [name, node] : planned.iteration_nodes) keep.insert(node);
   const int loss_node = planned.iteration_nodes.at(train.loss);
-  std::map<std::string, int> next_nodes;  // X -> the node computing X.next
-  for (const auto& [name, node] : planned.iteration_nodes)
-    if (name != train.loss) next_nodes[autodiff::carried_by(name)] = node;
-  std::map<std::string, std::vector<int>> scans_of;  // X -> the Scans reading it
-  for (size_t i = 0; i < ia.nodes.size(); ++i) {
-    const physical::IaNode& n = ia.nodes[i];
-    if (n.kind() == physical::IaNode::Kind::Scan && n.scan().source && next_nodes.count(n.scan().source->name))
-      scans_of[n.scan().source->name].push_back(static_cast<int>(i));
-  }
+  std::map<std::string, int> next_nodes;  // X -> the node computing X.next (the checkpoint's datasets)
+  for (const auto& [name, carried] : planned.carried) next_nodes[name] = carried.next;
   const Index predicted = planned.carried_floats;
   Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
@@ -82,16 +75,16 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     const double loss = loss_tuples.at(0).chunk.to_host().at(0);
     const Index done = it + 1;
     if (done < train.iterations) {
-      for (const auto& [name, node] : next_nodes) {
-        const physical::IaNode& n = ia.node(node);
-        for (int scan : scans_of[name]) {
+      for (const auto& [name, carried] : planned.carried) {
+        const physical::IaNode& n = ia.node(carried.next);
+        for (int scan : carried.scans) {
           Index moved = 0;
-          if (auto tuples = exec::carry(c, ex->result(node), n, ia.node(scan), moved)) {
+          if (auto tuples = exec::carry(c, ex->result(carried.next), n, ia.node(scan), moved)) {
             in_place[scan] = std::move(*tuples);
             carried_moved += moved;
           } else if (!whole.count(name)) {
             whole[name] = std::make_shared<const exec::HostTensor>(
-                exec::assemble(gathered(*ex, n, node, c, &carried_moved), n.type.tensor_shape(), n.type.chunk_shape));
+                exec::assemble(gathered(*ex, n, carried.next, c, &carried_moved), n.type.tensor_shape(), n.type.chunk_shape));
           }
         }
       }
