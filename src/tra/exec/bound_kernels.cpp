@@ -3,6 +3,7 @@
 #include "tra/common/error.hpp"
 #include "tra/kernels/blocks.hpp"
 #include "tra/kernels/combine.hpp"
+#include "tra/kernels/elementwise.hpp"
 
 namespace tra::exec {
 
@@ -77,6 +78,18 @@ std::vector<Tuple> expand(const physical::Expansion& e, const Tuple& t) {
 
 logical::JoinFn join_fn(const physical::JoinKernel& k) {
   return [k](const Chunk& x, const Chunk& y) { return apply(k, x, y); };
+}
+
+logical::JoinFn join_fn_over(const physical::JoinKernel& k, int side) {
+  TRA_ASSERT(k.elementwise(), "join_fn_over: " << k.call.text() << " is not element-wise");
+  return [k, side](const Chunk& x, const Chunk& y) {
+    const Chunk& over = side == 0 ? x : y;
+    // One owner: this relation alone (a View shared with another relation,
+    // a kept result or a broadcast's own copy has more; an unmanaged one none).
+    if (over.data.use_count() != 1 || x.shape != y.shape) return apply(k, x, y);
+    kernels::eval_elements("tra::join_over_input", k.call.kernel->join_program(), x.data, y.data, over.data);
+    return over;
+  };
 }
 
 logical::AggFn agg_fn(const AggKernel& a) {

@@ -23,6 +23,11 @@ std::vector<Tuple> expand(const physical::Expansion& e, const Tuple& t);
 
 // The same as the TRA's operator arguments (logical/tra_ops.hpp).
 logical::JoinFn join_fn(const physical::JoinKernel& k);
+// For k.elementwise(): projOp written over the `side` input's chunk (0: the
+// left, 1: the right) where nothing else holds that chunk, so that an update
+// W - lr·G or relu(Z + b) needs no second buffer. Only for a join whose
+// caller drops that input afterwards and pairs each of its chunks once.
+logical::JoinFn join_fn_over(const physical::JoinKernel& k, int side);
 logical::AggFn agg_fn(const physical::AggKernel& a);
 
 }  // namespace tra::exec

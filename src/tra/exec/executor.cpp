@@ -15,10 +15,27 @@ using physical::IaNode;
 
 Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep, bool barrier_each)
     : plan_(plan), comm_(c), keep_(std::move(keep)), barrier_each_(barrier_each), results_(plan.nodes.size()), stats_(plan.nodes.size()),
-      streamed_into_(physical::streamed_into(plan)) {
+      streamed_into_(physical::streamed_into(plan)), last_use_(plan.nodes.size(), -1) {
   // A result the caller keeps is wanted whole: its join is not streamed.
   for (int k : keep_)
     if (plan_.node(k).kind() == IaNode::Kind::LocalJoin) streamed_into_[static_cast<size_t>(k)] = -1;
+  for (size_t i = 0; i < plan_.nodes.size(); ++i)
+    for (int j : plan_.nodes[i].inputs) last_use_[static_cast<size_t>(j)] = static_cast<int>(i);
+}
+
+int Executor::overwritable_input(size_t at) const {
+  const IaNode& n = plan_.nodes[at];
+  if (!n.join().kernel.elementwise() || n.inputs[0] == n.inputs[1]) return -1;
+  const std::vector<int>* keys[2] = {&n.join().keys_left, &n.join().keys_right};
+  for (int side = 0; side < 2; ++side) {
+    const int in = n.inputs[static_cast<size_t>(side)];
+    const IaNode& other = plan_.node(n.inputs[static_cast<size_t>(1 - side)]);
+    const bool once = static_cast<int>(keys[1 - side]->size()) == other.type.key_arity();
+    if (once && last_use_[static_cast<size_t>(in)] == static_cast<int>(at) && !keep_.count(in) &&
+        plan_.node(in).type.chunk_shape == n.type.chunk_shape)
+      return side;
+  }
+  return -1;
 }
 
 const std::vector<Tuple>& Executor::result(int node) const { return results_.at(static_cast<size_t>(node)); }
@@ -76,7 +93,9 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
     case IaNode::Kind::LocalJoin: {
       const int agg = streamed_into_[at];
       if (agg >= 0) return join_aggregate(in(0), in(1), n, plan_.node(agg));
-      std::vector<Tuple> out = logical::join(in(0), in(1), n.join().keys_left, n.join().keys_right, join_fn(n.join().kernel));
+      const int over = overwritable_input(at);
+      std::vector<Tuple> out = logical::join(in(0), in(1), n.join().keys_left, n.join().keys_right,
+                                             over < 0 ? join_fn(n.join().kernel) : join_fn_over(n.join().kernel, over));
       if (!n.join().out_key.identity())
         for (Tuple& t : out) t.key = n.join().out_key(t.key);
       return out;
@@ -107,11 +126,6 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
 }
 
 void Executor::run(const std::function<void(int node)>& before_node) {
-  // Last consumer of every node, so memory is released early.
-  std::vector<int> last_use(plan_.nodes.size(), -1);
-  for (size_t i = 0; i < plan_.nodes.size(); ++i)
-    for (int j : plan_.nodes[i].inputs) last_use[static_cast<size_t>(j)] = static_cast<int>(i);
-
   // Per node, this rank's seconds and floats sent; reduced over the ranks at
   // the end, so that the ranks meet only where the plan moves data (or after
   // every operator, when asked to).
@@ -121,7 +135,7 @@ void Executor::run(const std::function<void(int node)>& before_node) {
     const IaNode& n = plan_.nodes[i];
     // A read whose tuples nobody consumes (its consumer reads a replicated
     // copy instead) is skipped.
-    if (n.kind() == IaNode::Kind::Scan && last_use[i] < 0 && !keep_.count(static_cast<int>(i))) return;
+    if (n.kind() == IaNode::Kind::Scan && last_use_[i] < 0 && !keep_.count(static_cast<int>(i))) return;
     if (before_node) before_node(static_cast<int>(i));
     Stopwatch sw;
     Index sent = 0;
@@ -132,7 +146,7 @@ void Executor::run(const std::function<void(int node)>& before_node) {
     if (barrier_each_) comm_.barrier();
     stats_[i].streamed_into = streamed_into_[i];
     for (int j : n.inputs)
-      if (last_use[static_cast<size_t>(j)] == static_cast<int>(i) && !keep_.count(j)) results_[static_cast<size_t>(j)].clear();
+      if (last_use_[static_cast<size_t>(j)] == static_cast<int>(i) && !keep_.count(j)) results_[static_cast<size_t>(j)].clear();
   };
   // Every input is read first (Scans have no inputs, so the order stays
   // topological), and the ranks meet once before the operators: their time

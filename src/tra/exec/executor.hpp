@@ -11,6 +11,11 @@
 // with it (physical::streamed_into): the join's node holds the aggregated
 // tuples, which the LocalAgg then takes over, and the join's time includes
 // the fold.
+//
+// An element-wise join (an update W - lr·G, relu(Z + b)) writes its result
+// over the chunks of an input that nothing reads after it, where no other
+// relation shares them: parameters are updated in place, and such chains
+// need no buffer per step.
 #include <functional>
 #include <map>
 #include <memory>
@@ -67,6 +72,10 @@ class Executor {
  private:
   std::vector<Tuple> scan(const physical::IaNode& n) const;
   std::vector<Tuple> execute(size_t at, Index& moved);  // node `at` on this rank
+  // The input of element-wise join `at` whose chunks it may overwrite with
+  // its own (0 or 1), or -1: an input read by no later operator, not kept,
+  // each chunk paired once (the other side's keys are all joined on).
+  int overwritable_input(size_t at) const;
 
   const physical::IaPlan& plan_;
   const comm::Communicator& comm_;
@@ -79,6 +88,7 @@ class Executor {
   std::map<std::string, Shape> origins_;
   std::map<int, std::vector<Tuple>> scan_tuples_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
+  std::vector<int> last_use_;       // per node, its last consumer (-1: none), after which its tuples are freed
 };
 
 }  // namespace tra::exec

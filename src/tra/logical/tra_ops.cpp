@@ -66,8 +66,9 @@ Tuples aggregate(const Tuples& in, const std::vector<int>& group_by, const AggFn
 
 AggFn elementwise(einsum::AggOp op) {
   return [op](const std::vector<const Tuple*>& group) {
-    // A group of one is passed through without a copy: chunks are never
-    // modified once made, so sharing the View is safe.
+    // A group of one is passed through without a copy: a chunk is modified
+    // after it is made only by its sole owner (exec's element-wise join over
+    // an input), and sharing the View makes two owners, so sharing is safe.
     if (group.size() == 1) return group.front()->chunk;
     Chunk acc = kernels::clone(group.front()->chunk);
     for (size_t i = 1; i < group.size(); ++i) kernels::combine_into(op, acc, group[i]->chunk);

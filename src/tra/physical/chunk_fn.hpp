@@ -58,6 +58,9 @@ struct JoinKernel {
 
   // ⊗ alone, elementwise: R1-7 may distribute a selecting map over it.
   bool zippable() const { return call.kernel->elementwise() && then.identity(); }
+  // ⊗ element by element on chunks of one shape, nothing after it: the
+  // result may be written over an input chunk that nothing else holds.
+  bool elementwise() const { return then.identity() && (zip || call.kernel->elementwise()); }
   // acc += projOp(left, right) in place (a GEMM with beta = 1).
   bool adds_into() const { return !zip && then.identity() && call.kernel->adds_into(); }
   bool operator==(const JoinKernel& o) const { return call == o.call && zip == o.zip && then == o.then; }

@@ -1,0 +1,91 @@
+// An element-wise join writes its result over the chunks of an input that
+// nothing reads after it (exec/executor.hpp): W = Z * V over Z = X + 2 Y
+// leaves W in Z's buffers, with the values of the naive evaluator; where Z is
+// kept (an output), W gets buffers of its own and Z stays intact.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <set>
+
+#include "support/reference_evaluator.hpp"
+#include "tra/comm/exchange.hpp"
+#include "tra/exec/executor.hpp"
+#include "tra/io/deck/deck_reader.hpp"
+#include "tra/logical/lower.hpp"
+#include "tra/physical/compile.hpp"
+#include "tra/physical/optimizer.hpp"
+
+namespace tra {
+namespace {
+
+using physical::IaNode;
+
+const char* const kDeck = R"deck(
+tensors:
+  - {name: X, shape: [8, 6], chunk: [2, 6], source: "uniform(-1, 1, 1)"}
+  - {name: Y, shape: [8, 6], chunk: [2, 6], source: "uniform(-1, 1, 2)"}
+  - {name: V, shape: [8, 6], chunk: [2, 6], source: "uniform(-1, 1, 3)"}
+graph:
+  - "Z[i,j] = X[i,j] + Y[i,j] * 2"
+  - "W[i,j] = Z[i,j] * V[i,j]"
+)deck";
+
+// Runs the deck keeping `kept`; returns the whole of each kept tensor and
+// whether every chunk of W this rank holds lies in a buffer one of W's
+// join's inputs held when the join began.
+std::pair<std::map<std::string, testing::Dense>, bool> run(const std::vector<std::string>& kept) {
+  comm::Communicator c;
+  const model::Workflow wf = io::parse_deck(kDeck, "case.yaml", "");
+  const auto low = logical::lower(wf, c.size());
+  physical::IaPlan ia = physical::compile(low.plan, c.size());
+  ia.roots.clear();
+  std::set<int> keep;
+  for (const std::string& t : kept) {
+    const int n = ia.tra_to_ia[static_cast<size_t>(low.tensor_node.at(t))];
+    ia.roots.push_back(n);
+  }
+  ia = physical::optimize(ia, {}).chosen;
+  std::map<std::string, int> node_of;
+  for (size_t k = 0; k < kept.size(); ++k) {
+    node_of[kept[k]] = ia.roots[k];
+    keep.insert(ia.roots[k]);
+  }
+  const int w = node_of.at("W");
+  EXPECT_EQ(ia.node(w).kind(), IaNode::Kind::LocalJoin) << "W is computed by its join";
+  exec::Executor ex(ia, c, keep);
+  std::set<const Scalar*> input_buffers;
+  ex.run([&](int node) {
+    if (node != w) return;
+    for (int in : ia.node(w).inputs)
+      for (const Tuple& t : ex.result(in)) input_buffers.insert(t.chunk.data.data());
+  });
+  bool over_inputs = true;
+  for (const Tuple& t : ex.result(w)) over_inputs = over_inputs && input_buffers.count(t.chunk.data.data());
+  std::map<std::string, testing::Dense> out;
+  for (const auto& [name, n] : node_of) {
+    const IaNode& node = ia.node(n);
+    std::vector<Tuple> mine;
+    if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(n);
+    comm::Moved ignored;
+    out[name] = testing::assemble(comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, ignored), node.type.frontier,
+                                  node.type.chunk_shape);
+  }
+  return {out, over_inputs};
+}
+
+TEST(ExecutorInPlace, AJoinWritesOverAnInputNothingReadsLater) {
+  const auto ref = testing::evaluate_workflow(io::parse_deck(kDeck, "case.yaml", ""));
+  const auto [out, over_inputs] = run({"W"});
+  EXPECT_TRUE(over_inputs) << "W is written over Z's (or V's) chunks";
+  EXPECT_LE(testing::max_abs_diff(out.at("W"), ref.at("W")), 4 * DBL_EPSILON) << "two roundings per element";
+}
+
+TEST(ExecutorInPlace, AKeptInputKeepsItsValues) {
+  const auto ref = testing::evaluate_workflow(io::parse_deck(kDeck, "case.yaml", ""));
+  const auto [out, over_inputs] = run({"W", "Z"});
+  EXPECT_LE(testing::max_abs_diff(out.at("Z"), ref.at("Z")), 2 * DBL_EPSILON) << "Z, an output, is not overwritten";
+  EXPECT_LE(testing::max_abs_diff(out.at("W"), ref.at("W")), 4 * DBL_EPSILON);
+}
+
+}  // namespace
+}  // namespace tra
