@@ -28,12 +28,25 @@ std::optional<std::map<Label, Index>> bounds_of(const einsum::EinSum& e, const s
   return bound;
 }
 
+// The dimension of an operand that holds the batch: a `batch:` tensor's, or
+// its producer's output dimension holding the producer's batch label.
+int batch_dim_of(const Graph& g, const model::Workflow& wf, const Operand& o) {
+  if (o.producer >= 0) return g.vertices[static_cast<size_t>(o.producer)].batch_dim();
+  const model::TensorDecl* t = wf.find_tensor(o.tensor);
+  return t && t->batch ? t->batch->dim : -1;
+}
+
 }  // namespace
 
 int Graph::find(const std::string& name) const {
   for (size_t v = 0; v < vertices.size(); ++v)
     if (vertices[v].name == name) return static_cast<int>(v);
   return -1;
+}
+
+int Vertex::batch_dim() const {
+  auto it = std::find(output_pos.begin(), output_pos.end(), batch_label);
+  return batch_label < 0 || it == output_pos.end() ? -1 : static_cast<int>(it - output_pos.begin());
 }
 
 Vertex make_vertex(const einsum::EinSum& e, const std::map<Label, Index>& bound) {
@@ -127,6 +140,11 @@ Graph build_graph(const model::Workflow& wf, const std::map<std::string, Boundar
       vx.inputs[k].producer = producers[k];
       vx.inputs[k].fixed_grid = grids[k];
       if (producers[k] >= 0) g.vertices[static_cast<size_t>(producers[k])].consumers.push_back(id);
+      const int dim = batch_dim_of(g, wf, vx.inputs[k]);
+      if (dim >= 0) {
+        const int at = vx.inputs[k].label_pos[static_cast<size_t>(dim)];
+        if (vx.batch_label < 0 || at < vx.batch_label) vx.batch_label = at;
+      }
     }
     auto manual = wf.run.partitioning.find(name);
     if (manual != wf.run.partitioning.end()) {

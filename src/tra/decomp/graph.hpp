@@ -53,7 +53,12 @@ struct Vertex {
   std::vector<Operand> inputs;      // one or two, in the statement's order
   std::vector<int> consumers;       // one entry per consuming operand (a vertex reading this twice appears twice)
   std::optional<Partitioning> pinned;  // d set by the deck's run: partitioning:
+  // The batch label (position in labels, -1 for none): bound to the batch
+  // dimension of an input, followed from the `batch:` tensors through every
+  // statement that reads one — a summed label too (a weight gradient sums it).
+  int batch_label = -1;
 
+  int batch_dim() const;  // the output's dimension holding the batch label, -1 for none
   Shape output_shape() const { return project(bound, output_pos); }
   Shape output_grid(const Partitioning& d) const { return project(d, output_pos); }  // d[ℓZ; ℓXY]
   Shape input_grid(const Partitioning& d, size_t k) const { return project(d, inputs[k].label_pos); }  // d[ℓX; ℓXY]

@@ -33,7 +33,14 @@ Partitioning by_rule(const Vertex& v, const PartitionerOptions& o, Index p) {
       for (size_t l = 0; l < d.size(); ++l) d[l] = power_of_two_share(v.bound[l], root);
       break;
     }
-    case Partitioner::DataParallel: d[0] = power_of_two_share(v.bound[0], p); break;  // labels[0]: first output label, or first aggregated one
+    case Partitioner::DataParallel: {
+      // The batch label, summed or not; without one (a forward deck, an
+      // update, full-batch data) labels[0]: the first output label, or the
+      // first aggregated one.
+      const size_t l = v.batch_label >= 0 ? static_cast<size_t>(v.batch_label) : 0;
+      d[l] = power_of_two_share(v.bound[l], p);
+      break;
+    }
     case Partitioner::ModelParallel: {
       const size_t l = v.output_pos.empty() ? d.size() - 1 : static_cast<size_t>(v.output_pos.back());
       d[l] = power_of_two_share(v.bound[l], p);

@@ -7,8 +7,13 @@
 //                  vertically and √n ways horizontally" — every label, hence every
 //                  dimension of every tensor, gets √p parts. For square matrix
 //                  products that is the 3D algorithm (p^{3/2} kernel calls)
-//  data-parallel   only the first label of every statement (the batch, or row,
-//                  dimension: data sharded, weights replicated, §1) gets p parts
+//  data-parallel   only the batch label of every statement gets p parts (data
+//                  sharded, weights replicated, §1; TRA §6.3's DP): the label
+//                  bound to a `batch:` tensor's batch dimension, followed
+//                  through the graph — summed ones included, so a weight
+//                  gradient is summed from p partial ones. A statement without
+//                  one (a forward-only deck, an update) splits its first label
+//                  (the row dimension)
 //  model-parallel  only the last output label (the weights' output dimension:
 //                  "the first m/n outputs at the first site", §1); a scalar
 //                  output's last aggregated label instead
