@@ -33,20 +33,14 @@ std::map<std::string, PlannedDeck::Carried> carried_tensors(const physical::IaPl
 
 // Floats moved between iterations to bring every X.next to the Scans of X:
 // exactly the chunks that are elsewhere where the chunk shapes agree, else
-// an all-gather of the whole tensor (the training loop's two ways).
+// each chunk to the ranks that read part of it (the training loop's two ways).
 Index carried_floats(const physical::IaPlan& ia, const std::map<std::string, PlannedDeck::Carried>& carried) {
   Index floats = 0;
   for (const auto& [name, c] : carried) {
     const physical::IaNode& next = ia.node(c.next);
-    bool gathered_whole = false;
-    for (int scan : c.scans) {
-      if (auto f = exec::carry_floats(next, ia.node(scan), ia.nsites)) {
-        floats += *f;
-      } else if (!gathered_whole) {
-        floats += next.dist.everywhere ? 0 : next.dist.tuples() * volume(next.type.chunk_shape) * (ia.nsites - 1);
-        gathered_whole = true;
-      }
-    }
+    for (int scan : c.scans)
+      if (auto f = exec::carry_floats(next, ia.node(scan), ia.nsites)) floats += *f;
+    floats += exec::regrid_floats(next, exec::regrid_sites(next, c.scan_nodes(ia), ia.nsites));
   }
   return floats;
 }
@@ -105,8 +99,9 @@ std::size_t free_statements(const model::Workflow& wf) {
 // whole on every site (the optimizer's scan-all, a broadcast avoided) reads it
 // nsites - 1 extra times. On a cluster those copies come over the network
 // from the file system as a broadcast's would from a rank, and generated data
-// is computed that many times.
-Index replicated_reads(const physical::IaPlan& plan) {
+// is computed that many times. A loop-carried tensor is read so only before
+// the first iteration; the carry brings it after that (carried_floats).
+Index replicated_reads(const physical::IaPlan& plan, const std::map<std::string, PlannedDeck::Carried>& carried) {
   std::vector<bool> live(plan.nodes.size(), false);
   std::vector<int> todo(plan.roots.begin(), plan.roots.end());
   Index extra = 0;
@@ -116,7 +111,7 @@ Index replicated_reads(const physical::IaPlan& plan) {
     if (live[static_cast<size_t>(id)]) continue;
     live[static_cast<size_t>(id)] = true;
     const physical::IaNode& n = plan.node(id);
-    if (n.kind() == physical::IaNode::Kind::Scan && n.dist.everywhere)
+    if (n.kind() == physical::IaNode::Kind::Scan && n.dist.everywhere && !(n.scan().source && carried.count(n.scan().source->name)))
       extra += static_cast<Index>(plan.nsites - 1) * n.dist.tuples() * volume(n.out_type.chunk_shape);
     for (int i : n.inputs) todo.push_back(i);
   }
@@ -127,7 +122,7 @@ LabelingCandidate candidate(const std::string& partitioner, const PlannedDeck& p
   LabelingCandidate c;
   c.partitioner = partitioner;
   c.cost = p.optimized.cost;
-  c.replicated_reads = replicated_reads(p.optimized.chosen);
+  c.replicated_reads = replicated_reads(p.optimized.chosen, p.carried);
   c.peak_bytes = p.memory.peak_bytes;
   c.carried_floats = p.carried_floats;
   // Spread over the sites, as a shuffle's (each sends its share).

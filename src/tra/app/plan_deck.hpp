@@ -68,6 +68,11 @@ struct PlannedDeck {
   struct Carried {
     int next = -1;
     std::vector<int> scans;
+    std::vector<const physical::IaNode*> scan_nodes(const physical::IaPlan& ia) const {
+      std::vector<const physical::IaNode*> out;
+      for (int s : scans) out.push_back(&ia.node(s));
+      return out;
+    }
   };
   std::map<std::string, Carried> carried;
   // Floats the loop-carried tensors move between two iterations (from where

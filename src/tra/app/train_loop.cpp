@@ -19,14 +19,11 @@ namespace {
 
 // Every tuple of `node`'s result, on every rank (a relation held everywhere
 // is taken from rank 0 only).
-std::vector<Tuple> gathered(const exec::Executor& ex, const physical::IaNode& node, int node_id, const comm::Communicator& c, Index* sent = nullptr) {
+std::vector<Tuple> gathered(const exec::Executor& ex, const physical::IaNode& node, int node_id, const comm::Communicator& c) {
   std::vector<Tuple> mine;
   if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(node_id);
   comm::Moved moved;
-  std::vector<Tuple> all = comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, moved);
-  // A relation held everywhere is on every rank already: the copy from rank 0 is not traffic the plan makes.
-  if (sent && !node.dist.everywhere) *sent += moved.floats;
-  return all;
+  return comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, moved);
 }
 
 }  // namespace
@@ -40,6 +37,9 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
   std::map<std::string, int> next_nodes;  // X -> the node computing X.next (the checkpoint's datasets)
   for (const auto& [name, carried] : planned.carried) next_nodes[name] = carried.next;
   const Index predicted = planned.carried_floats;
+  std::map<std::string, std::map<Key, std::set<int>>> regrid_sites;  // X -> where each chunk of X.next goes, for Scans on another grid
+  for (const auto& [name, carried] : planned.carried)
+    regrid_sites[name] = exec::regrid_sites(ia.node(carried.next), carried.scan_nodes(ia), c.size());
   Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
   const std::string setup = training_setup(train, batches);
@@ -82,10 +82,15 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
           if (auto tuples = exec::carry(c, ex->result(carried.next), n, ia.node(scan), moved)) {
             in_place[scan] = std::move(*tuples);
             carried_moved += moved;
-          } else if (!whole.count(name)) {
-            whole[name] = std::make_shared<const exec::HostTensor>(
-                exec::assemble(gathered(*ex, n, carried.next, c, &carried_moved), n.type.tensor_shape(), n.type.chunk_shape));
           }
+        }
+        // Scans on another chunk grid cut their chunks from the parts of X
+        // this rank receives (an X read whole, updated in blocks).
+        if (const auto& sites = regrid_sites.at(name); !sites.empty()) {
+          Index moved = 0;
+          const std::vector<Tuple> parts = exec::regrid(c, ex->result(carried.next), n, sites, moved);
+          carried_moved += moved;
+          whole[name] = std::make_shared<const exec::HostTensor>(exec::assemble(parts, n.type.tensor_shape(), n.type.chunk_shape));
         }
       }
     }
