@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   app.add_flag("--explain{plan}", explain,
                  "print the partitioning, the TRA plan, the rules applied, the alternatives considered and the chosen IA plan "
                  "with predicted costs; --explain=analyze also runs it and prints predicted against measured floats and time per operator");
-  app.add_option("--disable", opt.disable, "switch off an optimizer rule (R1-1 ... R2-7, scan-part, scan-all, scan-face, shuffle-spread, share-exchange), a join strategy family (BMM, CMM, RMM, 2D, mixed, ...) or eindecomp's check of the baselines' labelings (baseline-labelings); repeatable");
+  app.add_option("--disable", opt.disable, "switch off an optimizer rule (R1-1 ... R2-7, scan-part, scan-all, scan-face, shuffle-spread, share-exchange, broadcast-below), a join strategy family (BMM, CMM, RMM, 2D, mixed, ...) or eindecomp's check of the baselines' labelings (baseline-labelings); repeatable");
   app.add_option("--strategy", opt.strategy, "force every join with an aggregation to a strategy family: bmm, cmm, rmm, 2d, mixed (default: auto, the cheapest)");
   app.add_option("--partitioner", opt.partitioner, "how every EinSum statement's d is chosen: eindecomp, sqrt, data-parallel, model-parallel, manual (overrides the deck)");
   app.add_option("--overdecomposition", opt.overdecomposition, "kernel calls per rank for the partitioner: 1, 2, 4, ... 1024 (overrides the deck)");

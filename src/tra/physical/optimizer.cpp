@@ -50,12 +50,12 @@ struct SearchState {
 
 // Phase "rules": the simple rules to a fixed point. R2-6's three forms of a
 // join are among the join strategies tried next, with the costs of all of
-// them side by side; shuffle-spread and share-exchange are the last phase's.
+// them side by side; shuffle-spread, share-exchange and broadcast-below are the last phase's.
 int simple_rules(SearchState& st) {
   static const std::set<std::string> simple = [] {
     std::set<std::string> s;
     for (const Rule* r : all_rules())
-      if (r->name != "R2-6" && r->name != "shuffle-spread" && r->name != "share-exchange") s.insert(r->name);
+      if (r->name != "R2-6" && r->name != "shuffle-spread" && r->name != "share-exchange" && r->name != "broadcast-below") s.insert(r->name);
     return s;
   }();
   const size_t before = st.out.applied.size();
@@ -162,6 +162,7 @@ int final_placement(SearchState& st) {
     std::set<std::string> s = placement_rules();
     s.insert("shuffle-spread");
     s.insert("share-exchange");  // the strategies may have placed one relation twice alike
+    s.insert("broadcast-below");
     return s;
   }();
   const size_t before = st.out.applied.size();

@@ -492,7 +492,7 @@ TEST(IaRules, EveryRuleHasATest) {
   for (const physical::Rule* r : physical::all_rules()) names.push_back(r->name);
   const std::vector<std::string> tested = {"R2-1", "R2-2", "R2-3", "R2-4", "R2-5", "R2-6", "R2-7",     "R1-1",
                                            "R1-2", "R1-3", "R1-4", "R1-5", "R1-6", "R1-7", "scan-part", "scan-all",
-                                           "scan-face", "shuffle-spread", "share-exchange"};
+                                           "scan-face", "shuffle-spread", "share-exchange", "broadcast-below"};
   EXPECT_EQ(names, tested) << "a rule was added or renamed: give it a test in this file";
 }
 
@@ -1309,6 +1309,39 @@ TEST(IaRules, ShareExchange_OneBroadcastForTwoConsumers) {
   const int s = shuffle(p, r, {0});
   expect_not_applicable("share-exchange", {with_roots(p, {b, s}), s, 0, "a shuffle beside a broadcast of the same relation"});
   expect_not_applicable("share-exchange", {with_roots(std::move(p), {b, s}), b, 0, "the only broadcast"});
+}
+
+// Bcast(R) for one consumer and Bcast(λ…(R)) for another (weights read
+// whole by the forward pass, cut into blocks by the update): the maps run on
+// the first broadcast's copy, the relations the same, R moved once.
+TEST(IaRules, BroadcastBelow_MapsRunOnTheBroadcastCopy) {
+  Rng rng(189);
+  for (int t = 0; t < kTrials; ++t) {
+    SCOPED_TRACE("trial " + std::to_string(t));
+    IaPlan p;
+    const int r = random_scan(rng, p, 2, false);
+    const int first = bcast(p, r);
+    int top = r;
+    for (Index k = draw(rng, 1, 2); k > 0; --k) {
+      const RelType in = p.node(top).out_type;
+      top = map1(p, top, in, KeyFn{}, random_array_op(rng, in.chunk_shape));
+    }
+    const int second = bcast(p, top);
+    Case c{with_roots(std::move(p), {first, second}), second, 0, "Bcast(R) and Bcast(λ(R))"};
+    check_rewrite(c, at_node("broadcast-below", second));
+    IaPlan after = c.plan;
+    ASSERT_TRUE(rule("broadcast-below").apply(after, second, 0));
+    physical::normalize(after);
+    physical::infer(after);
+    if (nsites() > 1 && c.plan.node(r).dist.tuples() > 0)
+      EXPECT_LT(after.predicted_floats(), c.plan.predicted_floats()) << "R is broadcast once";
+  }
+  Rng r2(190);
+  IaPlan p;
+  const int r = random_scan(r2, p, 2, false);
+  const RelType t = p.node(r).out_type;
+  const int b = bcast(p, map1(p, r, t, KeyFn{}, random_array_op(r2, t.chunk_shape)));
+  expect_not_applicable("broadcast-below", {with_roots(std::move(p), {b}), b, 0, "no other broadcast of R"});
 }
 
 void check_strategies(std::uint32_t seed, const MatmulOptions& o) {
