@@ -15,6 +15,7 @@
 #include "tra/app/report.hpp"
 #include "tra/app/result_dataset.hpp"
 #include "tra/app/train_loop.hpp"
+#include "tra/comm/agreement.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/peak_memory.hpp"
 #include "tra/common/timer.hpp"
@@ -35,12 +36,64 @@ struct PlannedOutput {
   const model::OutputDecl* decl;
   std::string path;  // resolved
   int ia_node;
+  double bytes = 0;  // the dataset's
 };
 
 std::string resolve_output(const std::string& file, const std::string& output_dir) {
   fs::path p(file);
   if (p.is_relative() && !output_dir.empty()) p = fs::path(output_dir) / p;
   return p.lexically_normal().string();
+}
+
+// The file a path names however it is spelled (out.h5, ./out.h5, its
+// absolute path, through a symlinked folder): two outputs are one file when
+// these agree.
+std::string same_file_key(const std::string& path) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(path), ec);
+  return ec ? fs::absolute(path).lexically_normal().string() : canonical.string();
+}
+
+// Every output's resolved path, checked before anything is computed: its
+// folder writable, no two outputs on one dataset of one file (however the
+// file is spelled), and no output over a file the run reads (an HDF5 input,
+// the deck itself), which it would replace while or after reading it.
+std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physical::IaPlan& ia, const std::vector<int>& nodes,
+                                        const std::string& output_dir) {
+  std::map<std::string, std::string> read;  // same_file_key -> what reads it
+  read[same_file_key(wf.deck_path)] = "the deck itself";
+  for (const auto& t : wf.tensors)
+    if (auto h = std::get_if<model::Hdf5Source>(&t.source)) read.emplace(same_file_key(h->file), "the input of tensor '" + t.name + "'");
+  std::vector<PlannedOutput> outputs;
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < wf.outputs.size(); ++i) {
+    const model::OutputDecl& o = wf.outputs[i];
+    PlannedOutput p{&o, resolve_output(o.file, output_dir), nodes[i]};
+    p.bytes = static_cast<double>(volume(ia.node(nodes[i]).type.tensor_shape())) * sizeof(Scalar);
+    const std::string key = same_file_key(p.path);
+    if (auto r = read.find(key); r != read.end())
+      throw UserError(o.loc, "output file " + p.path + " is " + r->second + "; writing it would replace what the run reads");
+    io::hdf5::check_writable(p.path);
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const std::string& a = outputs[k].decl->dataset;
+      const std::string& b = o.dataset;
+      const bool nested = a == b || b.rfind(a + "/", 0) == 0 || a.rfind(b + "/", 0) == 0;
+      if (keys[k] == key && nested)
+        throw UserError(o.loc, "dataset " + b + " of " + p.path + " collides with dataset " + a + " written by the output at line " +
+                                   std::to_string(outputs[k].decl->loc.line) + (outputs[k].path == p.path ? "" : " (" + outputs[k].path + ", the same file)"));
+    }
+    // One spelling per file from here on: datasets are grouped by path.
+    for (size_t k = 0; k < outputs.size(); ++k)
+      if (keys[k] == key) p.path = outputs[k].path;
+    outputs.push_back(p);
+    keys.push_back(key);
+  }
+  // Room for every output (the temporary file and the one it replaces are
+  // both there until the rename, so an existing output does not count).
+  std::map<std::string, double> bytes;  // per folder
+  for (const auto& o : outputs) bytes[fs::path(o.path).parent_path().string()] += o.bytes;
+  for (const auto& [folder, b] : bytes) io::hdf5::check_space(folder, b);
+  return outputs;
 }
 
 // d per statement and its EinDecomp §7 cost terms in floats (docs/eindecomp.md
@@ -161,14 +214,27 @@ MemoryLimit memory_limit(const model::Workflow& wf, const comm::Communicator& c)
 void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Stopwatch total;
   Log::progress("reading deck " + opt.deck);
-  model::Workflow wf = io::read_deck(opt.deck);
-  apply_partitioner_options(opt, wf.run);
-  for (const auto& t : wf.tensors)
-    if (auto h = std::get_if<model::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
+  // Rank 0 reads the deck and every rank plans from that text: plans are
+  // made on every rank and must be the same plan. What each rank checks on
+  // its own (its view of the input files, the calibration file) is agreed
+  // before anything collective (comm/agreement.hpp).
+  std::string deck_text;
+  comm::agree(c, [&] {
+    if (c.rank() == 0) deck_text = io::read_deck_text(opt.deck);
+  });
+  deck_text = c.broadcast(deck_text);
+  model::Workflow wf;
+  physical::OptimizerOptions optimizer;
+  comm::agree(c, [&] {
+    wf = io::parse_deck(deck_text, opt.deck, io::deck_folder(opt.deck));
+    apply_partitioner_options(opt, wf.run);
+    for (const auto& t : wf.tensors)
+      if (auto h = std::get_if<model::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
+    optimizer = optimizer_options(wf, opt);
+  });
 
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s)");
   Stopwatch planning;
-  physical::OptimizerOptions optimizer = optimizer_options(wf, opt);
   const MemoryLimit limit = memory_limit(wf, c);
   optimizer.memory_per_rank = limit.bytes;
   const PlannedDeck planned = plan_deck(wf, c.size(), optimizer);
@@ -191,29 +257,20 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   const physical::IaPlan& ia = optimized.chosen;
   for (const auto& note : optimized.notes) Log::warn(note);
 
+  // Where results go, checked on every rank before computing (an output
+  // folder may be node-local), and agreed.
   std::vector<PlannedOutput> outputs;
-  for (size_t i = 0; i < wf.outputs.size(); ++i) {
-    const model::OutputDecl& o = wf.outputs[i];
-    PlannedOutput p{&o, resolve_output(o.file, opt.output_dir), planned.output_nodes[i]};
-    io::hdf5::check_writable(p.path);
-    for (const auto& q : outputs) {
-      const std::string& a = q.decl->dataset;
-      const std::string& b = o.dataset;
-      const bool nested = a == b || b.rfind(a + "/", 0) == 0 || a.rfind(b + "/", 0) == 0;
-      if (q.path == p.path && nested)
-        throw UserError(o.loc, "dataset " + b + " of " + p.path + " collides with dataset " + a + " written by the output at line " +
-                                   std::to_string(q.decl->loc.line));
-    }
-    outputs.push_back(p);
-  }
-  // A training run's log goes where outputs go; checked before computing.
   const bool training = wf.train && wf.train->optimizer;
-  if (!opt.resume.empty() && !training) throw UserError("--resume " + opt.resume + ": the deck does not train (no train: optimizer:)");
   TrainFiles train_files;
-  if (training && !wf.train->log_file.empty()) train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
-  if (training && !wf.train->checkpoint_file.empty()) train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
-  for (const std::string& path : {train_files.log, train_files.checkpoint})
-    if (!path.empty()) io::hdf5::check_writable(path);
+  comm::agree(c, [&] {
+    outputs = plan_outputs(wf, ia, planned.output_nodes, opt.output_dir);
+    if (!opt.resume.empty() && !training) throw UserError("--resume " + opt.resume + ": the deck does not train (no train: optimizer:)");
+    // A training run's log and checkpoint go where outputs go.
+    if (training && !wf.train->log_file.empty()) train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
+    if (training && !wf.train->checkpoint_file.empty()) train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
+    for (const std::string& path : {train_files.log, train_files.checkpoint})
+      if (!path.empty()) io::hdf5::check_writable(path);
+  });
   Checkpoint resume;
   if (!opt.resume.empty()) {
     std::map<std::string, Shape> shapes;

@@ -33,6 +33,14 @@ double Communicator::max(double v) const {
   return out;
 }
 
+std::string Communicator::broadcast(std::string s, int root) const {
+  long long length = static_cast<long long>(s.size());
+  TRA_MPI_CHECK(MPI_Bcast(&length, 1, MPI_LONG_LONG, root, comm_));
+  s.resize(static_cast<size_t>(length));
+  TRA_MPI_CHECK(MPI_Bcast(s.data(), static_cast<int>(length), MPI_CHAR, root, comm_));
+  return s;
+}
+
 long long Communicator::sum(long long v) const {
   long long out = 0;
   TRA_MPI_CHECK(MPI_Allreduce(&v, &out, 1, MPI_LONG_LONG, MPI_SUM, comm_));

@@ -3,6 +3,7 @@
 // TRA's collectives never match messages of the host program (the Cabana habit).
 #include <mpi.h>
 
+#include <string>
 #include <vector>
 
 namespace tra::comm {
@@ -21,6 +22,8 @@ class Communicator {
   // Ranks of this communicator on this rank's node (sharing its memory).
   int ranks_on_node() const;
   double max(double v) const;
+  // `root`'s string on every rank.
+  std::string broadcast(std::string s, int root = 0) const;
   long long sum(long long v) const;
   // Element by element over the ranks, in place: one collective for many values.
   void max(std::vector<double>& v) const;

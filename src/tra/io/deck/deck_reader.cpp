@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -369,6 +371,40 @@ class DeckReader {
     return t;
   }
 
+  // A file or dataset name holds no control characters: "out.h5\0" would
+  // name out.h5 to the system, and a newline no shell could type back.
+  void check_name_text(const YAML::Node& n, const std::string& text, const std::string& what) const {
+    if (text.empty()) fail(n, what + " is empty");
+    for (size_t i = 0; i < text.size(); ++i)
+      if (static_cast<unsigned char>(text[i]) < 0x20 || text[i] == 0x7f)
+        fail(n, what + " '" + printable(text) + "' holds a control character (byte " + std::to_string(static_cast<int>(text[i])) + " at position " +
+                    std::to_string(i + 1) + ")");
+  }
+
+  static std::string printable(const std::string& s) {
+    std::string out;
+    for (char ch : s) out += static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f ? '?' : ch;
+    return out;
+  }
+
+  // An output's dataset as HDF5 will name it: "/a/b" with one slash between
+  // parts (HDF5 reads "//C" as "/C", so two spellings would be one dataset),
+  // never the file's root group itself.
+  std::string dataset_name(const YAML::Node& n) const {
+    if (!n.IsScalar()) fail(n, "'dataset' must be a single value");
+    const std::string text = n.as<std::string>();
+    check_name_text(n, text, "dataset name");
+    std::string out;
+    std::stringstream parts(text);
+    for (std::string part; std::getline(parts, part, '/');) {
+      if (part.empty()) continue;
+      if (part == "." || part == "..") fail(n, "dataset name '" + text + "' has a '" + part + "' part; HDF5 names have no relative parts");
+      out += "/" + part;
+    }
+    if (out.empty()) fail(n, "dataset name '" + text + "' names the file's root group, not a dataset; give a name such as /C");
+    return out;
+  }
+
   void read_outputs(const YAML::Node& list, Workflow& wf) {
     if (!list.IsSequence()) fail(list, "'outputs' must be a list of {tensor, file, dataset}");
     for (const auto& o : list) {
@@ -378,8 +414,8 @@ class DeckReader {
       d.loc = loc(o);
       d.tensor = scalar(o, "tensor", "an output");
       d.file = scalar(o, "file", "an output");
-      d.dataset = o["dataset"] ? scalar(o, "dataset", "an output") : "/" + d.tensor;
-      if (d.dataset.empty() || d.dataset[0] != '/') d.dataset = "/" + d.dataset;
+      check_name_text(o["file"], d.file, "file name");
+      d.dataset = o["dataset"] ? dataset_name(o["dataset"]) : "/" + d.tensor;
       for (const auto& prev : wf.outputs)
         if (prev.file == d.file && prev.dataset == d.dataset) fail(o, "dataset " + d.dataset + " of " + d.file + " is written twice");
       wf.outputs.push_back(d);
@@ -564,13 +600,20 @@ Workflow parse_deck(const std::string& text, const std::string& name, const std:
   return DeckReader(name, base_dir).read(text);
 }
 
-Workflow read_deck(const std::string& path) {
+std::string read_deck_text(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw UserError("cannot open deck '" + path + "': it is a folder");
+  errno = 0;
   std::ifstream in(path);
-  if (!in) throw UserError("cannot open deck '" + path + "'");
+  if (!in) throw UserError("cannot open deck '" + path + "'" + (errno ? std::string(": ") + std::strerror(errno) : std::string()));
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string base = fs::path(path).parent_path().string();
-  return parse_deck(ss.str(), path, base);
+  if (in.bad()) throw UserError("cannot read deck '" + path + "'");
+  return ss.str();
 }
+
+std::string deck_folder(const std::string& path) { return fs::path(path).parent_path().string(); }
+
+Workflow read_deck(const std::string& path) { return parse_deck(read_deck_text(path), path, deck_folder(path)); }
 
 }  // namespace tra::io

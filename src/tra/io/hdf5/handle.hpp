@@ -27,6 +27,7 @@ class Handle {
 
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
+  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }  // the caller closes it (and checks the close)
   void reset() {
     if (id_ >= 0) Close(id_);
     id_ = H5I_INVALID_HID;

@@ -1,47 +1,114 @@
 #include "tra/io/hdf5/writer.hpp"
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "tra/common/error.hpp"
 #include "tra/common/scalar_types.hpp"
+#include "tra/comm/agreement.hpp"
 #include "tra/io/hdf5/handle.hpp"
+#include "tra/io/temp_file_guard.hpp"
 
 namespace tra::io::hdf5 {
 namespace {
 
-void write_string_attribute(hid_t obj, const std::string& name, const std::string& value) {
-  Datatype ty(TRA_H5_COLLECTIVE(H5Tcopy(H5T_C_S1)));
-  TRA_H5_COLLECTIVE(H5Tset_size(ty.get(), value.empty() ? 1 : value.size()));
-  TRA_H5_COLLECTIVE(H5Tset_strpad(ty.get(), H5T_STR_NULLTERM));
-  TRA_H5_COLLECTIVE(H5Tset_cset(ty.get(), H5T_CSET_UTF8));  // plans hold Σ, ⋈, λ
-  Dataspace sp(TRA_H5_COLLECTIVE(H5Screate(H5S_SCALAR)));
-  Attribute a(TRA_H5_COLLECTIVE(H5Acreate2(obj, name.c_str(), ty.get(), sp.get(), H5P_DEFAULT, H5P_DEFAULT)));
-  TRA_H5_COLLECTIVE(H5Awrite(a.get(), ty.get(), value.empty() ? "" : value.c_str()));
+// The first failure on this rank, in words, or "" (the writer goes on to the
+// collective close either way, then the ranks agree on the outcome).
+struct Failure {
+  std::string text;
+  // Whether `rc` (an HDF5 return) is fine; records `what` with the system's
+  // reason when it is not and nothing failed before.
+  bool ok(long long rc, const std::string& what) {
+    if (rc >= 0) return true;
+    if (text.empty()) text = what + (errno ? std::string(": ") + std::strerror(errno) : std::string());
+    return false;
+  }
+};
+
+void write_string_attribute(hid_t obj, const std::string& name, const std::string& value, Failure& failed) {
+  if (!failed.text.empty()) return;
+  const std::string what = "cannot write attribute " + name;
+  Datatype ty(H5Tcopy(H5T_C_S1));
+  if (!failed.ok(ty.get(), what) || !failed.ok(H5Tset_size(ty.get(), value.empty() ? 1 : value.size()), what) ||
+      !failed.ok(H5Tset_strpad(ty.get(), H5T_STR_NULLTERM), what) || !failed.ok(H5Tset_cset(ty.get(), H5T_CSET_UTF8), what))  // plans hold Σ, ⋈, λ
+    return;
+  Dataspace sp(H5Screate(H5S_SCALAR));
+  Attribute a(H5Acreate2(obj, name.c_str(), ty.get(), sp.get(), H5P_DEFAULT, H5P_DEFAULT));
+  if (failed.ok(sp.get(), what) && failed.ok(a.get(), what)) failed.ok(H5Awrite(a.get(), ty.get(), value.empty() ? "" : value.c_str()), what);
 }
 
-void write_dataset(hid_t file, const DatasetData& ds) {
+void write_dataset(hid_t file, const DatasetData& ds, Failure& failed) {
+  if (!failed.text.empty()) return;
+  const std::string what = "cannot write dataset " + ds.dataset;
   const int rank = static_cast<int>(ds.tensor_shape.size());
   std::vector<hsize_t> dims(ds.tensor_shape.begin(), ds.tensor_shape.end());
   // A rank-0 tensor (a scalar, e.g. a full sum) is a scalar dataspace.
-  Dataspace file_space(TRA_H5_COLLECTIVE(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims.data(), nullptr)));
-  PropList lcpl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_LINK_CREATE)));
-  TRA_H5_COLLECTIVE(H5Pset_create_intermediate_group(lcpl.get(), 1));
-  Dataset d(TRA_H5_COLLECTIVE(H5Dcreate2(file, ds.dataset.c_str(), hdf5_scalar(), file_space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT)));
+  Dataspace file_space(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims.data(), nullptr));
+  PropList lcpl(H5Pcreate(H5P_LINK_CREATE));
+  if (!failed.ok(file_space.get(), what) || !failed.ok(lcpl.get(), what) || !failed.ok(H5Pset_create_intermediate_group(lcpl.get(), 1), what))
+    return;
+  Dataset d(H5Dcreate2(file, ds.dataset.c_str(), hdf5_scalar(), file_space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!failed.ok(d.get(), what)) return;
   for (const Tuple& t : ds.local) {
     std::vector<hsize_t> start(static_cast<size_t>(rank)), count(static_cast<size_t>(rank));
     for (int i = 0; i < rank; ++i) {
       count[i] = static_cast<hsize_t>(t.chunk.shape[i]);
       start[i] = static_cast<hsize_t>(t.key[i] * t.chunk.shape[i]);
     }
-    Dataspace mem(TRA_H5_COLLECTIVE(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, count.data(), nullptr)));
-    if (rank == 0) TRA_H5_COLLECTIVE(H5Sselect_all(file_space.get()));
-    else TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
+    Dataspace mem(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, count.data(), nullptr));
+    const herr_t selected =
+        rank == 0 ? H5Sselect_all(file_space.get()) : H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
     const std::vector<Scalar> host = t.chunk.to_host();
-    TRA_H5_COLLECTIVE(H5Dwrite(d.get(), hdf5_scalar(), mem.get(), file_space.get(), H5P_DEFAULT, host.data()));
+    errno = 0;
+    if (!failed.ok(mem.get(), what) || !failed.ok(selected, what) ||
+        !failed.ok(H5Dwrite(d.get(), hdf5_scalar(), mem.get(), file_space.get(), H5P_DEFAULT, host.data()), what))
+      return;
   }
+}
+
+// A short name beside the final file: MPI-IO's shared-file-pointer
+// component builds names from the file's and overflows on names near 255
+// characters, which the final name may be; rename() has no such limit.
+std::string temporary_name(const std::string& path, long long tag) {
+  static int count = 0;
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  return (dir / (".tra.tmp-" + std::to_string(tag) + "-" + std::to_string(count++))).string();
+}
+
+// What the file will hold: the datasets and attributes, plus HDF5's own
+// structures (a generous MiB).
+double file_bytes(const FileData& f) {
+  double bytes = 1 << 20;
+  for (const auto& ds : f.datasets) bytes += static_cast<double>(volume(ds.tensor_shape)) * sizeof(Scalar);
+  for (const auto& [name, value] : f.attributes) bytes += static_cast<double>(name.size() + value.size());
+  return bytes;
+}
+
+// Why `bytes` cannot be written to `path` (through `tmp`) by this rank, or "": the
+// file-size limit (ulimit -f, per process), and, on `reserve`, the disk
+// (the blocks are reserved and given back, where the filesystem can).
+std::string room_for(const std::string& path, const std::string& tmp, double bytes, bool reserve) {
+  const auto mib = [](double b) { return std::to_string(static_cast<long long>(b / (1 << 20)) + 1) + " MiB"; };
+  struct rlimit limit {};
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && static_cast<double>(limit.rlim_cur) < bytes)
+    return "writing " + path + " needs about " + mib(bytes) + ", over the file-size limit (ulimit -f) of " +
+           mib(static_cast<double>(limit.rlim_cur));
+  if (!reserve) return "";
+  const int fd = open(tmp.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
+  if (fd < 0) return "cannot create " + tmp + " (for " + path + "): " + std::strerror(errno);
+  std::string problem;
+  if (fallocate(fd, 0, 0, static_cast<off_t>(bytes)) != 0 && errno != EOPNOTSUPP && errno != ENOSYS)
+    problem = "writing " + path + " needs about " + mib(bytes) + ": " + std::strerror(errno);
+  close(fd);
+  unlink(tmp.c_str());
+  return problem;
 }
 
 }  // namespace
@@ -50,39 +117,76 @@ void check_writable(const std::string& path) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir)) throw UserError("output folder '" + dir.string() + "' (for " + path + ") does not exist");
-  if (access(dir.c_str(), W_OK) != 0) throw UserError("output folder '" + dir.string() + "' (for " + path + ") is not writable");
-  if (fs::is_directory(path)) throw UserError("output path '" + path + "' is a folder");
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw UserError("output folder '" + dir.string() + "' (for " + path + "): " + ec.message());
+  if (!fs::is_directory(st)) throw UserError("output folder '" + dir.string() + "' (for " + path + ") does not exist");
+  const std::string name = fs::path(path).filename().string();
+  if (name.empty()) throw UserError("output path '" + path + "' names a folder, not a file");
+  const long name_max = pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (name_max > 0 && static_cast<long>(name.size()) > name_max)
+    throw UserError("output file name '" + name + "' has " + std::to_string(name.size()) + " characters; its folder allows at most " +
+                    std::to_string(name_max));
+  if (fs::is_directory(fs::status(path, ec))) throw UserError("output path '" + path + "' is a folder");
+  // Make a file there and remove it: access() answers yes to root for a
+  // folder no one can write (/proc), and a read-only mount says no only to
+  // a write.
+  const std::string probe = (dir / (".tra.probe-" + std::to_string(getpid()))).string();
+  const int fd = open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
+  if (fd < 0) throw UserError("output folder '" + dir.string() + "' (for " + path + ") cannot be written: " + std::strerror(errno));
+  close(fd);
+  unlink(probe.c_str());
+}
+
+void check_space(const std::string& folder, double bytes) {
+  struct statvfs fs {};
+  if (statvfs(folder.empty() ? "." : folder.c_str(), &fs) != 0) return;  // unknown: the write will say
+  const double free_bytes = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  if (bytes > free_bytes)
+    throw UserError("the outputs need " + std::to_string(static_cast<long long>(bytes / (1 << 20)) + 1) + " MiB in folder '" +
+                    (folder.empty() ? "." : folder) + "', which has " + std::to_string(static_cast<long long>(free_bytes / (1 << 20))) + " MiB free");
 }
 
 void write_file(const comm::Communicator& c, const FileData& f) {
   // One temporary name for all ranks, chosen by rank 0.
   long long tag = c.rank() == 0 ? static_cast<long long>(getpid()) : 0;
   TRA_MPI_CHECK(MPI_Bcast(&tag, 1, MPI_LONG_LONG, 0, c.get()));
-  const std::string tmp = f.path + ".tmp-" + std::to_string(tag);
-  bool ok = false;
-  try {
-    {
-      PropList fapl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_FILE_ACCESS)));
-      TRA_H5_COLLECTIVE(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
-      File file(TRA_H5_COLLECTIVE(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get())));
-      for (const auto& ds : f.datasets) write_dataset(file.get(), ds);
-      for (const auto& [name, value] : f.attributes) write_string_attribute(file.get(), name, value);
-    }  // closed collectively here
-    ok = true;
-  } catch (...) {
-    if (c.rank() == 0) std::remove(tmp.c_str());
-    throw;
+  const std::string tmp = temporary_name(f.path, tag);
+  TempFileGuard guard(tmp);
+  // A write HDF5 cannot finish leaves its file unclosable (the failed close
+  // crashes MPI_Finalize later), so room and limits are made sure of first.
+  comm::agree_on(c, room_for(f.path, tmp, file_bytes(f), c.rank() == 0));
+  Failure failed;
+  {
+    PropList fapl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_FILE_ACCESS)));
+    TRA_H5_COLLECTIVE(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
+    // Attributes past HDF5's 64 KiB object-header limit (a large deck, a
+    // long plan) go to dense storage, which needs the 1.8 file format.
+    TRA_H5_COLLECTIVE(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST));
+    PropList fcpl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_FILE_CREATE)));
+    TRA_H5_COLLECTIVE(H5Pset_attr_phase_change(fcpl.get(), 0, 0));
+    errno = 0;
+    File file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));  // collective: fails on every rank or none
+    if (failed.ok(file.get(), "cannot create " + tmp)) {
+      for (const auto& ds : f.datasets) write_dataset(file.get(), ds, failed);
+      for (const auto& [name, value] : f.attributes) write_string_attribute(file.get(), name, value, failed);
+      errno = 0;
+      failed.ok(H5Fclose(file.release()), "cannot close " + tmp);  // collective, reached by every rank
+    }
   }
-  // Rank 0 renames; every rank learns the outcome, so all fail or none does.
+  // Every rank learns the outcome, so all fail or none does (the guard
+  // removes the temporary file on the way out).
+  comm::agree_on(c, failed.text.empty() ? "" : "writing " + f.path + ": " + failed.text);
   int rc = 0;
   c.barrier();
-  if (ok && c.rank() == 0) {
-    rc = std::rename(tmp.c_str(), f.path.c_str());
-    if (rc != 0) std::remove(tmp.c_str());
+  if (c.rank() == 0) {
+    errno = 0;
+    rc = std::rename(tmp.c_str(), f.path.c_str()) == 0 ? 0 : errno;
   }
   TRA_MPI_CHECK(MPI_Bcast(&rc, 1, MPI_INT, 0, c.get()));
-  if (rc != 0) throw UserError("cannot rename '" + tmp + "' to '" + f.path + "'");
+  if (rc != 0) throw UserError("cannot rename '" + tmp + "' to '" + f.path + "': " + std::strerror(rc));
+  guard.keep();
 }
 
 }  // namespace tra::io::hdf5

@@ -3,7 +3,11 @@
 // next to its final path, each rank writes the chunks it holds as hyperslabs,
 // attributes record the run, and only after every dataset is complete and the
 // file closed does rank 0 rename it into place. A failed run never leaves a
-// truncated file over a good one.
+// truncated file over a good one. A failure while writing (a full disk, a
+// file-size limit, the folder removed) is agreed by all ranks after the
+// collective close: the run stops with exit 2 and the message once, and the
+// temporary file is removed, also when a signal ends the job
+// (io/temp_file_guard.hpp).
 #include <map>
 #include <string>
 #include <vector>
@@ -28,7 +32,10 @@ struct FileData {
 // Collective. Returns after the file is in place on every rank.
 void write_file(const comm::Communicator& c, const FileData& f);
 
-// Throws UserError when `path`'s folder does not exist or is not writable.
+// Throws UserError when `path`'s folder does not exist or cannot be written
+// (a file is made there and removed), or its name is too long for it.
 void check_writable(const std::string& path);
+// Throws UserError when `folder`'s filesystem has less than `bytes` free.
+void check_space(const std::string& folder, double bytes);
 
 }  // namespace tra::io::hdf5

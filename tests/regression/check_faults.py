@@ -1,0 +1,277 @@
+#!/usr/bin/python3
+"""Faults a cluster user or operator meets, each checked the way they would
+meet it: ranks that see different folders or files (MPMD runs emulate a
+node-local path), an output folder that access() admits but no one can
+write, a file-size limit, a full disk, a signal or a killed rank while the
+output is being written, a long file name, a large deck, one output file
+spelled two ways. Each must end within the time limit (never hang) with the
+expected exit status, print its message once, leave an existing output
+untouched and no temporary file behind (or, where the run is fine, write
+the right result).
+
+usage: check_faults.py --tra-run PATH [--mpiexec mpirun]
+exit: 0 all passed, 1 a case failed."""
+import argparse
+import glob
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+OLD = b"an earlier good result that must survive\n"
+LIMIT = 60  # seconds: a hang fails the case, not the test run
+
+
+def deck(x_shape=(512, 256), outputs=("Y",), padding=0):
+    text = ("tensors:\n"
+            f"  - {{name: X, shape: [{x_shape[0]}, {x_shape[1]}], source: \"uniform(-1, 1, 42)\"}}\n"
+            f"  - {{name: W, shape: [{x_shape[1]}, 64], source: \"normal(0, 0.1, 7)\"}}\n"
+            "graph:\n"
+            "  - \"H[b,o] = sum_f X[b,f] * W[f,o]\"\n"
+            "  - \"Y[b,o] = relu(H[b,o])\"\n"
+            "outputs:\n")
+    for t in outputs:
+        text += f"  - {{tensor: {t}, file: out.h5, dataset: /{t}}}\n"
+    return text + ("#" + "x" * padding + "\n" if padding else "")
+
+
+class Case:
+    def __init__(self, folder, args):
+        self.folder, self.args, self.problems = folder, args, []
+
+    def write(self, name, text):
+        with open(os.path.join(self.folder, name), "w") as f:
+            f.write(text)
+
+    def old_output(self, name="out.h5"):
+        with open(os.path.join(self.folder, name), "wb") as f:
+            f.write(OLD)
+
+    def run(self, cmd, prepare=None):
+        """Runs `cmd` (after mpirun) in the folder, `prepare(popen)` while it runs."""
+        p = subprocess.Popen([self.args.mpiexec, "--oversubscribe"] + cmd, cwd=self.folder, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        if prepare:
+            prepare(p)
+        try:
+            out, err = p.communicate(timeout=LIMIT)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+            self.problems.append(f"still running after {LIMIT} s: a hang")
+        self.out, self.err, self.status = out, err, p.returncode
+        return p.returncode
+
+    def expect(self, status, message=None):
+        if self.status != status:
+            self.problems.append(f"exit status {self.status}, expected {status}")
+        if message:
+            n = len([l for l in self.err.splitlines() if re.search(message, l)])
+            if n != 1:
+                self.problems.append(f"message /{message}/ printed {n} times; stderr: {self.err[-800:]}")
+
+    def expect_old_or_complete(self, dataset, shape):
+        """After a job stopped while writing: the old output, or (the stop
+        came after the rename) the complete new one; never a part."""
+        path = os.path.join(self.folder, "out.h5")
+        with open(path, "rb") as f:
+            if f.read() == OLD:
+                self.expect_untouched()
+                return "old output kept"
+        try:
+            with h5py.File(path, "r") as f:
+                if f[dataset].shape != shape:
+                    self.problems.append(f"out.h5:{dataset} has shape {f[dataset].shape}")
+        except OSError as e:
+            self.problems.append(f"out.h5 is neither the old output nor a complete new one: {e}")
+        self.expect_untouched_temporaries()
+        return "the stop came after the rename: the new output is complete"
+
+    def expect_untouched_temporaries(self, folder=None):
+        left = glob.glob(os.path.join(folder or self.folder, ".tra.*")) + glob.glob(os.path.join(folder or self.folder, "*.tmp-*"))
+        if left:
+            self.problems.append(f"temporary files left behind: {left}")
+
+    def expect_untouched(self, name="out.h5", folder=None):
+        with open(os.path.join(folder or self.folder, name), "rb") as f:
+            if f.read() != OLD:
+                self.problems.append(f"the existing {name} was changed")
+        self.expect_untouched_temporaries(folder)
+
+
+def tra(args, n, *rest):
+    return ["-n", str(n), args.tra_run] + list(rest)
+
+
+def when_writing(action):
+    """A prepare() that waits for the temporary output file, then acts."""
+    def prepare(p):
+        t0 = time.time()
+        while time.time() - t0 < LIMIT and p.poll() is None:
+            if glob.glob(os.path.join(prepare.folder, ".tra.tmp-*")):
+                action(p)
+                return
+            time.sleep(0.005)
+    return prepare
+
+
+def cases(args):
+    out = []
+
+    def case(fn):
+        out.append(fn)
+        return fn
+
+    @case
+    def output_folder_missing_on_rank_1(c):
+        c.write("d.yaml", deck())
+        os.mkdir(os.path.join(c.folder, "out"))
+        c.run(tra(args, 1, "d.yaml", "--output-dir", "out") + [":"] + tra(args, 1, "d.yaml", "--output-dir", "missing"))
+        c.expect(2, r"output folder 'missing' .* does not exist \(on rank 1\)")
+
+    @case
+    def output_folder_missing_on_rank_0(c):
+        c.write("d.yaml", deck())
+        os.mkdir(os.path.join(c.folder, "out"))
+        c.run(tra(args, 1, "d.yaml", "--output-dir", "missing") + [":"] + tra(args, 1, "d.yaml", "--output-dir", "out"))
+        c.expect(2, r"output folder 'missing' .* does not exist$")
+
+    @case
+    def calibration_missing_on_rank_1(c):
+        c.write("d.yaml", deck())
+        c.run(tra(args, 1, "d.yaml", "--dry-run") + [":"] + tra(args, 1, "d.yaml", "--dry-run", "--calibration", "nowhere.yaml"))
+        c.expect(2, r"nowhere\.yaml.*\(on rank 1\)")
+
+    @case
+    def output_folder_proc(c):
+        c.write("d.yaml", deck())
+        c.run(tra(args, 2, "d.yaml", "--output-dir", "/proc"))
+        c.expect(2, r"output folder '/proc' .* cannot be written")
+
+    @case
+    def file_size_limit(c):
+        c.write("d.yaml", deck(x_shape=(4096, 512), outputs=("X",)))  # 16 MiB
+        c.old_output()
+        c.run(["-n", "2", "bash", "-c", f"ulimit -f 12000; exec {args.tra_run} d.yaml"])
+        c.expect(2, r"writing out\.h5 needs about 1[6-9] MiB, over the file-size limit \(ulimit -f\) of 12 MiB")
+        c.expect_untouched()
+
+    @case
+    def disk_full(c):
+        small = os.path.join(c.folder, "small")
+        os.mkdir(small)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", small], capture_output=True).returncode != 0:
+            return "skipped: cannot mount a small tmpfs here (not root)"
+        try:
+            c.old_output("small/out.h5")
+            # Fits the planner's check of the data, not the file with HDF5's own structures.
+            c.write("d.yaml", deck(x_shape=(1856, 512), outputs=("X",)))
+            c.run(tra(args, 2, "d.yaml", "--output-dir", "small"))
+            c.expect(2, r"writing small/out\.h5 needs about 9 MiB: No space left on device")
+            c.expect_untouched("out.h5", small)
+            c.write("big.yaml", deck(x_shape=(4096, 512), outputs=("X",)))
+            c.run(tra(args, 2, "big.yaml", "--output-dir", "small"))
+            c.expect(2, r"the outputs need 17 MiB in folder 'small', which has 7 MiB free")
+        finally:
+            subprocess.run(["umount", small])
+
+    for sig in ("SIGINT", "SIGTERM"):
+        def signal_while_writing(c, sig=sig):
+            c.write("d.yaml", deck(x_shape=(16384, 4096), outputs=("X",)))  # 512 MiB
+            c.old_output()
+            prepare = when_writing(lambda p: p.send_signal(getattr(signal, sig)))
+            prepare.folder = c.folder
+            c.run(tra(args, 2, "d.yaml"), prepare)
+            if c.status == 0:
+                c.problems.append("the run finished before the signal")
+            return c.expect_old_or_complete("X", (16384, 4096))
+        signal_while_writing.__name__ = f"{sig}_to_mpirun_while_writing"
+        out.append(signal_while_writing)
+
+    @case
+    def rank_killed_while_writing(c):
+        c.write("d.yaml", deck(x_shape=(16384, 4096), outputs=("X",)))
+        c.old_output()
+
+        def kill_rank(p):
+            pids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
+            if pids:
+                os.kill(int(pids[-1]), signal.SIGKILL)
+        prepare = when_writing(kill_rank)
+        prepare.folder = c.folder
+        t0 = time.time()
+        c.run(tra(args, 2, "d.yaml"), prepare)
+        if c.status == 0:
+            c.problems.append("the run finished before the kill")
+        kept = c.expect_old_or_complete("X", (16384, 4096))
+        return f"ended {time.time() - t0:.1f} s after it started; {kept}"
+
+    @case
+    def long_file_name(c):
+        name = "a" * 240 + ".h5"
+        c.write("d.yaml", deck().replace("file: out.h5", f"file: {name}"))
+        c.run(tra(args, 2, "d.yaml"))
+        c.expect(0)
+        with h5py.File(os.path.join(c.folder, name), "r") as f:
+            if f["Y"].shape != (512, 64):
+                c.problems.append(f"Y has shape {f['Y'].shape}")
+
+    @case
+    def file_name_over_the_folder_limit(c):
+        c.write("d.yaml", deck().replace("file: out.h5", "file: " + "a" * 300 + ".h5"))
+        c.run(tra(args, 2, "d.yaml"))
+        c.expect(2, r"has 303 characters; its folder allows at most 255")
+
+    @case
+    def deck_over_64_KiB(c):
+        text = deck(padding=70000)
+        c.write("d.yaml", text)
+        c.run(tra(args, 2, "d.yaml"))
+        c.expect(0)
+        with h5py.File(os.path.join(c.folder, "out.h5"), "r") as f:
+            kept = f.attrs["tra_deck"]
+            kept = kept.decode() if isinstance(kept, bytes) else kept
+            if kept != text:
+                c.problems.append(f"the deck attribute holds {len(kept)} characters, not the deck's {len(text)}")
+
+    @case
+    def one_output_spelled_two_ways(c):
+        c.write("d.yaml", deck(outputs=("Y",)) + f"  - {{tensor: X, file: {c.folder}/out.h5, dataset: /Y}}\n")
+        c.old_output()
+        c.run(tra(args, 2, "d.yaml"))
+        c.expect(2, r"dataset /Y of .*out\.h5 collides with dataset /Y written by the output at line 8 \(out\.h5, the same file\)")
+        c.expect_untouched()
+
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tra-run", required=True)
+    ap.add_argument("--mpiexec", default="mpirun")
+    args = ap.parse_args()
+    args.tra_run = os.path.abspath(args.tra_run)
+    failed = 0
+    for fn in cases(args):
+        with tempfile.TemporaryDirectory() as folder:
+            c = Case(folder, args)
+            t0 = time.time()
+            note = fn(c)
+            took = time.time() - t0
+        if c.problems:
+            failed += 1
+            print(f"FAIL {fn.__name__} ({took:.1f} s): " + "; ".join(c.problems))
+        else:
+            print(f"ok   {fn.__name__} ({took:.1f} s)" + (f": {note}" if note else ""))
+    print(f"{len(cases(args)) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
