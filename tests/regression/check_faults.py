@@ -4,7 +4,7 @@ meet it: ranks that see different folders or files (MPMD runs emulate a
 node-local path), an output folder that access() admits but no one can
 write, a file-size limit, a full disk, a signal or a killed rank while the
 output is being written, a long file name, a large deck, one output file
-spelled two ways. Each must end within the time limit (never hang) with the
+spelled two ways; and a silent wrong answer: NaN in max, min and relu. Each must end within the time limit (never hang) with the
 expected exit status, print its message once, leave an existing output
 untouched and no temporary file behind (or, where the run is fine, write
 the right result).
@@ -247,6 +247,36 @@ def cases(args):
         c.run(tra(args, 2, "d.yaml"))
         c.expect(2, r"dataset /Y of .*out\.h5 collides with dataset /Y written by the output at line 8 \(out\.h5, the same file\)")
         c.expect_untouched()
+
+    @case
+    def nan_in_max_min_relu(c):
+        # NumPy's meaning: max and min propagate NaN wherever it sits in the
+        # row, and whichever rank or block holds it; so do relu and max(x, 1).
+        a = np.array([[np.nan, 1, 2, 0], [1, 2, 0, np.nan], [5, np.nan, np.nan, 7], [1, 2, 3, 4]])
+        with h5py.File(os.path.join(c.folder, "a.h5"), "w") as f:
+            f["a"] = a
+        c.write("d.yaml", """tensors:
+  - {name: A, shape: [4, 4], chunk: [1, 1], source: {file: a.h5, dataset: a}}
+graph:
+  - "M[i] = max_j A[i,j]"
+  - "N[i] = min_j A[i,j]"
+  - "R[i,j] = relu(A[i,j] - 1)"
+  - "Q[i,j] = max(A[i,j], 1)"
+outputs:
+  - {tensor: M, file: out.h5}
+  - {tensor: N, file: out.h5}
+  - {tensor: R, file: out.h5}
+  - {tensor: Q, file: out.h5}
+""")
+        want = {"M": a.max(1), "N": a.min(1), "R": np.where(np.isnan(a), np.nan, np.maximum(a - 1, 0)), "Q": np.where(np.isnan(a), np.nan, np.maximum(a, 1))}
+        for n in (1, 2, 4):
+            for partitioner in ("eindecomp", "sqrt", "data-parallel", "model-parallel"):
+                c.run(tra(args, n, "d.yaml", "--partitioner", partitioner))
+                c.expect(0)
+                with h5py.File(os.path.join(c.folder, "out.h5"), "r") as f:
+                    for name, w in want.items():
+                        if not np.array_equal(f[name][:], w, equal_nan=True):
+                            c.problems.append(f"{name} on {n} ranks ({partitioner}): {f[name][:]}, numpy {w}")
 
     return out
 

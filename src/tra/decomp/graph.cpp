@@ -23,8 +23,12 @@ std::optional<std::map<Label, Index>> bounds_of(const einsum::EinSum& e, const s
       if (!fresh && it->second != shapes[k][i]) return std::nullopt;
     }
   }
-  for (const auto& l : e.all_labels())
+  double combinations = 1;
+  for (const auto& l : e.all_labels()) {
     if (!bound.count(l)) return std::nullopt;
+    combinations *= static_cast<double>(bound.at(l));
+  }
+  if (combinations > 4611686018427387904.0) return std::nullopt;  // past 2^62: 64-bit costs would wrap (lowering says so)
   return bound;
 }
 

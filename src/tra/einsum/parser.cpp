@@ -280,7 +280,19 @@ class Parser {
     ++st_.join.size;
   }
 
+  // Parentheses, function calls and signs nest by recursion; a limit well
+  // inside any thread's stack, checked before going deeper.
+  static constexpr int kMaxNesting = 100;
+  struct Nested {
+    Parser& p;
+    Nested(Parser& parser, const Token& at) : p(parser) {
+      if (++p.nesting_ > kMaxNesting) p.fail(at, "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels of parentheses, calls or signs)");
+    }
+    ~Nested() { --p.nesting_; }
+  };
+
   void parse_expr() {
+    const Nested nested(*this, peek());
     parse_term();
     while (peek().text == "+" || peek().text == "-") {
       const bool add = next().text == "+";
@@ -298,6 +310,7 @@ class Parser {
   }
   void parse_unary() {
     if (peek().text == "-") {
+      const Nested nested(*this, peek());
       next();
       parse_unary();
       emit(Op::Neg);
@@ -466,6 +479,7 @@ class Parser {
   int agg_pos_ = 0;
   Labels declared_agg_;
   int depth_ = 0;  // values on ScalarProgram's stack after the ops emitted so far
+  int nesting_ = 0;  // parse_expr and parse_unary calls under way
 };
 
 }  // namespace

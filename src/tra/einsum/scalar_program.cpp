@@ -46,15 +46,15 @@ void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, in
       case Op::Sub: each(n, o, x, y, [](Scalar p, Scalar q) { return p - q; }); break;
       case Op::Mul: each(n, o, x, y, [](Scalar p, Scalar q) { return p * q; }); break;
       case Op::Div: each(n, o, x, y, [](Scalar p, Scalar q) { return p / q; }); break;
-      case Op::Max: each(n, o, x, y, [](Scalar p, Scalar q) { return p > q ? p : q; }); break;
-      case Op::Min: each(n, o, x, y, [](Scalar p, Scalar q) { return p < q ? p : q; }); break;
+      case Op::Max: each(n, o, x, y, [](Scalar p, Scalar q) { return nan_max(p, q); }); break;
+      case Op::Min: each(n, o, x, y, [](Scalar p, Scalar q) { return nan_min(p, q); }); break;
       case Op::Eq: each(n, o, x, y, [](Scalar p, Scalar q) { return p == q ? Scalar(1) : Scalar(0); }); break;
       case Op::Pow: each(n, o, x, y, [](Scalar p, Scalar q) { return kmath::pow(p, q); }); break;
       case Op::Neg: each(n, o, x, [](Scalar p) { return -p; }); break;
       case Op::Exp: each(n, o, x, [](Scalar p) { return kmath::exp(p); }); break;
       case Op::Log: each(n, o, x, [](Scalar p) { return kmath::log(p); }); break;
       case Op::Sqrt: each(n, o, x, [](Scalar p) { return kmath::sqrt(p); }); break;
-      case Op::Relu: each(n, o, x, [](Scalar p) { return p > 0 ? p : Scalar(0); }); break;
+      case Op::Relu: each(n, o, x, [](Scalar p) { return nan_relu(p); }); break;
       case Op::Abs: each(n, o, x, [](Scalar p) { return kmath::fabs(p); }); break;
       case Op::Sq: each(n, o, x, [](Scalar p) { return p * p; }); break;
       case Op::Tanh: each(n, o, x, [](Scalar p) { return kmath::tanh(p); }); break;

@@ -22,6 +22,14 @@ KOKKOS_INLINE_FUNCTION Scalar softplus(Scalar x) {
   return (x > 0 ? x : Scalar(0)) + kmath::log1p(kmath::exp(-kmath::fabs(x)));
 }
 
+// max, min and relu as NumPy's maximum, minimum and PyTorch's relu: a NaN
+// on either side is the result (a comparison with NaN is false, so the
+// plain `p > q ? p : q` would answer NaN or not by the order of the
+// operands, and a reduction by where in the row the NaN sits).
+KOKKOS_INLINE_FUNCTION Scalar nan_max(Scalar p, Scalar q) { return p > q || p != p ? p : q; }
+KOKKOS_INLINE_FUNCTION Scalar nan_min(Scalar p, Scalar q) { return p < q || p != p ? p : q; }
+KOKKOS_INLINE_FUNCTION Scalar nan_relu(Scalar p) { return p > 0 || p != p ? p : Scalar(0); }
+
 struct ScalarProgram {
   static constexpr int kMaxOps = 48;
   static constexpr int kMaxStack = 16;
@@ -41,15 +49,15 @@ struct ScalarProgram {
         case Op::Sub: --top; st[top - 1] = st[top - 1] - st[top]; break;
         case Op::Mul: --top; st[top - 1] = st[top - 1] * st[top]; break;
         case Op::Div: --top; st[top - 1] = st[top - 1] / st[top]; break;
-        case Op::Max: --top; st[top - 1] = st[top - 1] > st[top] ? st[top - 1] : st[top]; break;
-        case Op::Min: --top; st[top - 1] = st[top - 1] < st[top] ? st[top - 1] : st[top]; break;
+        case Op::Max: --top; st[top - 1] = nan_max(st[top - 1], st[top]); break;
+        case Op::Min: --top; st[top - 1] = nan_min(st[top - 1], st[top]); break;
         case Op::Eq: --top; st[top - 1] = st[top - 1] == st[top] ? Scalar(1) : Scalar(0); break;
         case Op::Pow: --top; st[top - 1] = kmath::pow(st[top - 1], st[top]); break;
         case Op::Neg: st[top - 1] = -st[top - 1]; break;
         case Op::Exp: st[top - 1] = kmath::exp(st[top - 1]); break;
         case Op::Log: st[top - 1] = kmath::log(st[top - 1]); break;
         case Op::Sqrt: st[top - 1] = kmath::sqrt(st[top - 1]); break;
-        case Op::Relu: st[top - 1] = st[top - 1] > 0 ? st[top - 1] : Scalar(0); break;
+        case Op::Relu: st[top - 1] = nan_relu(st[top - 1]); break;
         case Op::Abs: st[top - 1] = kmath::fabs(st[top - 1]); break;
         case Op::Sq: st[top - 1] = st[top - 1] * st[top - 1]; break;
         case Op::Tanh: st[top - 1] = kmath::tanh(st[top - 1]); break;
@@ -104,8 +112,8 @@ KOKKOS_INLINE_FUNCTION Scalar agg_identity(AggOp op) {
 }
 
 KOKKOS_INLINE_FUNCTION Scalar agg_combine(AggOp op, Scalar acc, Scalar v) {
-  if (op == AggOp::Max) return acc > v ? acc : v;
-  if (op == AggOp::Min) return acc < v ? acc : v;
+  if (op == AggOp::Max) return nan_max(acc, v);
+  if (op == AggOp::Min) return nan_min(acc, v);
   return acc + v;
 }
 

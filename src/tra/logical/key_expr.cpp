@@ -84,7 +84,21 @@ class KeyParser {
     n->kind = KeyExprNode::Binary; n->op = op; n->a = std::move(a); n->b = std::move(b);
     return n;
   }
-  NodeP parse_or() { NodeP a = parse_and(); while (eat("||")) a = bin("||", a, parse_and()); return a; }
+  // Parentheses and signs nest by recursion: limited before going deeper.
+  static constexpr int kMaxNesting = 100;
+  struct Nested {
+    KeyParser& p;
+    explicit Nested(KeyParser& parser) : p(parser) {
+      if (++p.nesting_ > kMaxNesting) p.fail("expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels of parentheses or signs)");
+    }
+    ~Nested() { --p.nesting_; }
+  };
+  NodeP parse_or() {
+    const Nested nested(*this);
+    NodeP a = parse_and();
+    while (eat("||")) a = bin("||", a, parse_and());
+    return a;
+  }
   NodeP parse_and() { NodeP a = parse_cmp(); while (eat("&&")) a = bin("&&", a, parse_cmp()); return a; }
   NodeP parse_cmp() {
     NodeP a = parse_add();
@@ -112,6 +126,7 @@ class KeyParser {
   NodeP parse_unary() {
     for (const char* op : {"-", "!"}) {
       if (eat(op)) {
+        const Nested nested(*this);
         auto n = std::make_shared<KeyExprNode>();
         n->kind = KeyExprNode::Unary; n->op = op; n->a = parse_unary();
         return n;
@@ -156,6 +171,7 @@ class KeyParser {
   size_t i_ = 0;
   int arity_;
   SourceLoc where_;
+  int nesting_ = 0;  // parse_or and parse_unary calls under way
 };
 
 }  // namespace

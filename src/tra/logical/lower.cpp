@@ -148,6 +148,17 @@ class Lowerer {
         seen_in.emplace(l, in.name);
       }
     }
+    // Sizes and flop counts are 64-bit integers: an output past 2^50
+    // elements (8 PiB) or an iteration space past 2^62 would wrap them.
+    double output = 1, all = 1;
+    for (const auto& [l, b] : bound) {
+      all *= static_cast<double>(b);
+      if (std::find(e.output.labels.begin(), e.output.labels.end(), l) != e.output.labels.end()) output *= static_cast<double>(b);
+    }
+    if (output > 1125899906842624.0)
+      throw UserError(e.loc, "'" + e.output.name + "' would have more than 2^50 elements; no machine holds such a tensor");
+    if (all > 4611686018427387904.0)
+      throw UserError(e.loc, "the statement computing '" + e.output.name + "' runs over more than 2^62 label combinations; no machine computes that");
     return bound;
   }
 

@@ -1,5 +1,6 @@
 #include "tra/io/deck/deck_reader.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -38,10 +39,16 @@ class DeckReader {
     wf.deck_text = text;
     YAML::Node root;
     try {
-      root = YAML::Load(text);
+      const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+      if (documents.size() > 1)
+        throw UserError(loc(documents[1]), "a second YAML document (after '---'); a deck is one document, and the rest would be ignored");
+      if (!documents.empty()) root = documents.front();
+    } catch (const YAML::DeepRecursion& e) {
+      throw UserError(SourceLoc{name_, e.mark.line + 1, e.mark.column + 1}, "YAML nested too deeply (lists or mappings inside each other)");
     } catch (const YAML::ParserException& e) {
       throw UserError(SourceLoc{name_, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
     }
+    check_mapping_keys(root);
     if (!root.IsMap()) throw UserError(SourceLoc{name_, 1, 1}, "a deck is a YAML mapping with keys tensors, graph, outputs, run, train");
     check_keys(root, {"tensors", "graph", "outputs", "run", "train"}, "the deck");
     if (!root["tensors"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'tensors' section");
@@ -73,6 +80,23 @@ class DeckReader {
     return l;
   }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw UserError(loc(n), msg); }
+
+  // Every mapping in the deck, at any depth: keys are plain names, each once.
+  // YAML parsers keep one of two equal keys and drop the other without a
+  // word ({i: 2, i: 3}, a second `source:` or `outputs:`).
+  void check_mapping_keys(const YAML::Node& n) const {
+    if (n.IsSequence())
+      for (const auto& e : n) check_mapping_keys(e);
+    if (!n.IsMap()) return;
+    std::map<std::string, int> seen;  // key -> its line
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      if (!it->first.IsScalar()) fail(it->first, "a key must be a plain name, not a list or a mapping");
+      const std::string key = it->first.Scalar();
+      auto [at, fresh] = seen.emplace(key, it->first.Mark().line + 1);
+      if (!fresh) fail(it->first, "key '" + key + "' given twice in one mapping (first at line " + std::to_string(at->second) + ")");
+      check_mapping_keys(it->second);
+    }
+  }
 
   void check_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& where) const {
     for (auto it = map.begin(); it != map.end(); ++it) {
@@ -110,8 +134,24 @@ class DeckReader {
   Shape shape(const YAML::Node& n, const std::string& what) const {
     if (!n.IsSequence()) fail(n, what + " must be a list of positive integers such as [1000, 500]");
     Shape s;
-    for (const auto& e : n) s.push_back(integer(e, "each extent of " + what, 1));
+    // Elements are counted, indexed and sized in 64-bit integers, and a
+    // tensor's bytes too: beyond 2^50 elements (8 PiB) no machine holds it
+    // and the arithmetic would wrap.
+    constexpr double kMaxElements = 1125899906842624.0;  // 2^50
+    double elements = 1;
+    for (const auto& e : n) {
+      s.push_back(integer(e, "each extent of " + what, 1));
+      elements *= static_cast<double>(s.back());
+      if (elements > kMaxElements)
+        fail(e, what + " " + shape_text(n) + " has more than 2^50 elements; no machine holds such a tensor");
+    }
     return s;
+  }
+
+  static std::string shape_text(const YAML::Node& n) {
+    std::string out = "[";
+    for (const auto& e : n) out += (out.size() > 1 ? ", " : "") + (e.IsScalar() ? e.Scalar() : std::string("?"));
+    return out + "]";
   }
 
   static bool valid_name(const std::string& s) {
@@ -546,6 +586,10 @@ Generator parse_generator(const std::string& text, const SourceLoc& where) {
       } catch (...) {
         throw UserError(where.shifted(static_cast<int>(i)), "expected a number in the generator's arguments");
       }
+      // inf and nan parse as numbers; as bounds, a mean or a step they
+      // would fill the tensor with non-numbers.
+      if (!std::isfinite(args.back()))
+        throw UserError(where.shifted(static_cast<int>(i)), "the generator's arguments must be finite numbers, found '" + text.substr(i, used) + "'");
       i += used;
       while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
       if (i < text.size() && text[i] == ',') { ++i; continue; }
