@@ -248,6 +248,54 @@ def cases(args):
         c.expect(2, r"dataset /Y of .*out\.h5 collides with dataset /Y written by the output at line 8 \(out\.h5, the same file\)")
         c.expect_untouched()
 
+    def data_deck(c, name):
+        c.write("d.yaml", f"""tensors:
+  - {{name: A, shape: [8, 8], chunk: [4, 4], source: {{file: {name}, dataset: a}}}}
+graph:
+  - "C[i,j] = relu(A[i,j])"
+outputs:
+  - {{tensor: C, file: out.h5}}
+""")
+
+    @case
+    def dataset_with_a_missing_filter(c):
+        with h5py.File(os.path.join(c.folder, "lzf.h5"), "w") as f:  # LZF is h5py's own filter, not the HDF5 library's
+            f.create_dataset("a", data=np.arange(64.0).reshape(8, 8), chunks=(4, 4), compression="lzf")
+        data_deck(c, "lzf.h5")
+        c.old_output()
+        c.run(tra(args, 2, "d.yaml"))
+        c.expect(2, r"d\.yaml:2:5: tensor 'A': dataset 'a' in 'lzf\.h5' is compressed with filter 32000 \(lzf\), which this HDF5 library cannot decode")
+        c.expect_untouched()
+
+    @case
+    def corrupted_chunk_read_by_one_rank(c):
+        path = os.path.join(c.folder, "bad.h5")
+        with h5py.File(path, "w") as f:
+            d = f.create_dataset("a", data=np.arange(64.0).reshape(8, 8), chunks=(4, 4), compression="gzip", fletcher32=True)
+            info = d.id.get_chunk_info(3)  # the chunk at [4, 4], read by one rank only
+        with open(path, "r+b") as f:
+            f.seek(info.byte_offset + 4)
+            f.write(b"\xff\xff\xff\xff")
+        data_deck(c, "bad.h5")
+        c.old_output()
+        c.run(tra(args, 2, "d.yaml"))
+        c.expect(2, r"cannot read dataset 'a' of 'bad\.h5' at \[4, 4\]: data error detected by Fletcher32 checksum")
+        c.expect_untouched()
+
+    @case
+    def symlink_loops_and_long_paths(c):
+        os.symlink("loop", os.path.join(c.folder, "loop"))
+        c.write("d.yaml", deck())
+        c.run(tra(args, 2, "loop"))
+        c.expect(2, r"cannot open deck 'loop': Too many levels of symbolic links")
+        c.run(tra(args, 2, "d.yaml", "--output-dir", "loop"))
+        c.expect(2, r"output folder 'loop' \(for loop/out\.h5\): Too many levels of symbolic links")
+        c.write("in.yaml", deck().replace('source: "uniform(-1, 1, 42)"', "source: {file: loop, dataset: a}"))
+        c.run(tra(args, 2, "in.yaml"))
+        c.expect(2, r"in\.yaml:2:5: tensor 'X': HDF5 file 'loop': Too many levels of symbolic links")
+        c.run(tra(args, 2, "x/" * 3000 + "d.yaml"))
+        c.expect(2, r"cannot open deck 'x/x/.*d\.yaml': File name too long")
+
     @case
     def nan_in_max_min_relu(c):
         # NumPy's meaning: max and min propagate NaN wherever it sits in the

@@ -1,5 +1,6 @@
 #include "tra/exec/executor.hpp"
 
+#include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/timer.hpp"
@@ -151,9 +152,12 @@ void Executor::run(const std::function<void(int node)>& before_node) {
   // Every input is read first (Scans have no inputs, so the order stays
   // topological), and the ranks meet once before the operators: their time
   // then holds no wait for another rank's reading.
-  for (size_t i = 0; i < plan_.nodes.size(); ++i)
-    if (plan_.nodes[i].kind() == IaNode::Kind::Scan) run_node(i);
-  comm_.barrier();
+  // A read that fails on one rank (its chunk of a file is corrupt) fails
+  // on all: the agreement is the meeting.
+  comm::agree(comm_, [&] {
+    for (size_t i = 0; i < plan_.nodes.size(); ++i)
+      if (plan_.nodes[i].kind() == IaNode::Kind::Scan) run_node(i);
+  });
   for (size_t i = 0; i < plan_.nodes.size(); ++i)
     if (plan_.nodes[i].kind() != IaNode::Kind::Scan) run_node(i);
   std::vector<double> totals{0, 0};

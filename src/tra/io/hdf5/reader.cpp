@@ -6,10 +6,48 @@
 #include "tra/io/hdf5/handle.hpp"
 
 namespace tra::io::hdf5 {
+namespace {
+
+// The innermost description on HDF5's error stack ("required filter
+// 'deflate' is not registered", "checksum error"): what went wrong, as
+// HDF5 knows it, for a message that names the file and the dataset.
+std::string hdf5_reason() {
+  std::string reason;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD,
+           [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+             if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+             return 0;
+           },
+           &reason);
+  return reason.empty() ? "HDF5 could not read it" : reason;
+}
+
+// Every filter of the dataset can be decoded here: a dataset compressed
+// with a plugin this HDF5 lacks (Blosc, LZ4 ...) fails only when read.
+void check_filters(hid_t dataset, const TensorDecl& t, const Hdf5Source& src) {
+  PropList dcpl(H5Dget_create_plist(dataset));
+  const int n = dcpl.valid() ? H5Pget_nfilters(dcpl.get()) : 0;
+  for (int i = 0; i < n; ++i) {
+    unsigned flags = 0;
+    size_t nvalues = 0;
+    char name[256] = {};
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, nullptr, sizeof(name), name, nullptr);
+    if (id >= 0 && H5Zfilter_avail(id) <= 0)
+      throw UserError(t.loc, "tensor '" + t.name + "': dataset '" + src.dataset + "' in '" + src.file + "' is compressed with filter " +
+                                 std::to_string(id) + (name[0] ? " (" + std::string(name) + ")" : std::string()) +
+                                 ", which this HDF5 library cannot decode; write it uncompressed or with gzip");
+  }
+}
+
+}  // namespace
 
 void validate_source(const TensorDecl& t, const Hdf5Source& src) {
   const std::string what = "tensor '" + t.name + "': ";
-  if (!std::filesystem::exists(src.file)) throw UserError(t.loc, what + "HDF5 file '" + src.file + "' does not exist");
+  std::error_code ec;
+  const auto status = std::filesystem::status(src.file, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw UserError(t.loc, what + "HDF5 file '" + src.file + "': " + ec.message());  // a symlink loop, a name too long
+  if (!std::filesystem::exists(status)) throw UserError(t.loc, what + "HDF5 file '" + src.file + "' does not exist");
   if (H5Fis_hdf5(src.file.c_str()) <= 0) throw UserError(t.loc, what + "'" + src.file + "' is not an HDF5 file");
   File f(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!f.valid()) throw UserError(t.loc, what + "cannot open HDF5 file '" + src.file + "'");
@@ -18,6 +56,7 @@ void validate_source(const TensorDecl& t, const Hdf5Source& src) {
     throw UserError(t.loc, what + "no dataset '" + src.dataset + "' in '" + src.file + "'");
   Dataset d(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT));
   if (!d.valid()) throw UserError(t.loc, what + "'" + src.dataset + "' in '" + src.file + "' is not a dataset");
+  check_filters(d.get(), t, src);
   Datatype ty(H5Dget_type(d.get()));
   const H5T_class_t cls = H5Tget_class(ty.get());
   if (cls != H5T_FLOAT && cls != H5T_INTEGER)
@@ -47,12 +86,19 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
   Dataspace mem_space(TRA_H5_COLLECTIVE(H5Screate_simple(rank, count.data(), nullptr)));
   std::vector<Tuple> out;
   std::vector<Scalar> buffer(static_cast<size_t>(volume(chunk_shape)));
-  // Independent reads: ranks own different numbers of chunks.
+  // Independent reads: ranks own different numbers of chunks. A read that
+  // fails (a corrupted chunk, a checksum) is the user's data: reported with
+  // the file and dataset once the file is closed (collectively, by every
+  // rank, on the way out), and agreed with the other ranks by the caller.
   for (const Key& k : keys) {
     std::vector<hsize_t> start(static_cast<size_t>(rank));
     for (int i = 0; i < rank; ++i) start[i] = static_cast<hsize_t>((origin.empty() ? 0 : origin[i]) + k[i] * chunk_shape[i]);
     TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
-    TRA_H5_COLLECTIVE(H5Dread(d.get(), hdf5_scalar(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()));
+    if (H5Dread(d.get(), hdf5_scalar(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()) < 0) {
+      std::string at;
+      for (int i = 0; i < rank; ++i) at += (i ? ", " : "") + std::to_string(start[i]);
+      throw UserError("cannot read dataset '" + src.dataset + "' of '" + src.file + "' at [" + at + "]: " + hdf5_reason());
+    }
     out.push_back({k, Chunk::from_host(chunk_shape, buffer)});
   }
   return out;
