@@ -302,7 +302,8 @@ TEST(TraGenerators, BadArguments) {
   EXPECT_TRUE(starts_with(error("uniform(0, 1, 2.5)"), "deck.yaml:5:13: the seed must be a non-negative integer"));
   EXPECT_TRUE(starts_with(error("uniform(0, 1, -2)"), "deck.yaml:5:13: the seed must be a non-negative integer"));
   EXPECT_TRUE(starts_with(error("uniform(0, 1, 1e30)"), "deck.yaml:5:13: the seed must be a non-negative integer"));
-  EXPECT_TRUE(starts_with(error("uniform(0, 1, nan)"), "deck.yaml:5:13: the seed must be a non-negative integer"));
+  EXPECT_TRUE(starts_with(error("uniform(0, 1, nan)"), "deck.yaml:5:27: the generator's arguments must be finite numbers, found 'nan'"));
+  EXPECT_TRUE(starts_with(error("normal(-inf, 1, 2)"), "deck.yaml:5:20: the generator's arguments must be finite numbers, found '-inf'"));
   // Syntax errors point at the character: "uniform(0 1 2)" has '1' at offset 10.
   EXPECT_TRUE(starts_with(error("uniform(0 1 2)"), "deck.yaml:5:23: expected ',' or ')'"));
   EXPECT_TRUE(starts_with(error("uniform(0, x, 2)"), "deck.yaml:5:24: expected a number"));

@@ -38,11 +38,9 @@ class DeckReader {
     wf.deck_path = name_;
     wf.deck_text = text;
     YAML::Node root;
+    check_one_document(text);
     try {
-      const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-      if (documents.size() > 1)
-        throw UserError(loc(documents[1]), "a second YAML document (after '---'); a deck is one document, and the rest would be ignored");
-      if (!documents.empty()) root = documents.front();
+      root = YAML::Load(text);
     } catch (const YAML::DeepRecursion& e) {
       throw UserError(SourceLoc{name_, e.mark.line + 1, e.mark.column + 1}, "YAML nested too deeply (lists or mappings inside each other)");
     } catch (const YAML::ParserException& e) {
@@ -80,6 +78,28 @@ class DeckReader {
     return l;
   }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw UserError(loc(n), msg); }
+
+  // YAML::Load reads the first document and drops the rest without a word;
+  // YAML::LoadAll, which would count them, loops forever on some broken
+  // input (found by scripts/fuzz). Document markers are recognised by their
+  // text: a line that is `---` or `...` (YAML forbids both at the start of
+  // a line inside any scalar). One `---` before the deck's content is fine.
+  void check_one_document(const std::string& text) const {
+    bool content = false, ended = false;
+    int line = 0;
+    std::stringstream lines(text);
+    for (std::string l; std::getline(lines, l);) {
+      ++line;
+      const bool start = l.rfind("---", 0) == 0 && (l.size() == 3 || std::isspace(static_cast<unsigned char>(l[3])));
+      const bool end = l.rfind("...", 0) == 0 && (l.size() == 3 || std::isspace(static_cast<unsigned char>(l[3])));
+      const size_t first = l.find_first_not_of(" \t\r");
+      const bool blank = first == std::string::npos || l[first] == '#' || (first == 0 && l[0] == '%');
+      if ((start && content) || (ended && !blank && !end))
+        throw UserError(SourceLoc{name_, line, 1}, "a second YAML document (after '---' or '...'); a deck is one document, and the rest would be ignored");
+      if (end) ended = true;
+      else if (!blank && !start) content = true;
+    }
+  }
 
   // Every mapping in the deck, at any depth: keys are plain names, each once.
   // YAML parsers keep one of two equal keys and drop the other without a
