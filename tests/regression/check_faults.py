@@ -128,19 +128,16 @@ def cases(args):
         out.append(fn)
         return fn
 
-    @case
-    def output_folder_missing_on_rank_1(c):
-        c.write("d.yaml", deck())
-        os.mkdir(os.path.join(c.folder, "out"))
-        c.run(tra(args, 1, "d.yaml", "--output-dir", "out") + [":"] + tra(args, 1, "d.yaml", "--output-dir", "missing"))
-        c.expect(2, r"output folder 'missing' .* does not exist \(on rank 1\)")
-
-    @case
-    def output_folder_missing_on_rank_0(c):
-        c.write("d.yaml", deck())
-        os.mkdir(os.path.join(c.folder, "out"))
-        c.run(tra(args, 1, "d.yaml", "--output-dir", "missing") + [":"] + tra(args, 1, "d.yaml", "--output-dir", "out"))
-        c.expect(2, r"output folder 'missing' .* does not exist$")
+    for failing in (0, 1):
+        def output_folder_missing_on_one_rank(c, failing=failing):
+            c.write("d.yaml", deck())
+            os.mkdir(os.path.join(c.folder, "out"))
+            folders = ["out", "out"]
+            folders[failing] = "missing"
+            c.run(tra(args, 1, "d.yaml", "--output-dir", folders[0]) + [":"] + tra(args, 1, "d.yaml", "--output-dir", folders[1]))
+            c.expect(2, r"output folder 'missing' .* does not exist" + (r" \(on rank 1\)$" if failing else "$"))
+        output_folder_missing_on_one_rank.__name__ = f"output_folder_missing_on_rank_{failing}"
+        out.append(output_folder_missing_on_one_rank)
 
     @case
     def calibration_missing_on_rank_1(c):
@@ -213,6 +210,20 @@ def cases(args):
         return f"ended {time.time() - t0:.1f} s after it started; {kept}"
 
     @case
+    def output_folder_removed_while_computing(c):
+        sub = os.path.join(c.folder, "sub")
+        os.mkdir(sub)
+        c.write("d.yaml", deck(x_shape=(16384, 4096)))
+
+        def remove_when_executing(p):
+            for line in p.stderr:
+                if "executing" in line:
+                    os.rmdir(sub)
+                    return
+        c.run(tra(args, 2, "d.yaml", "--output-dir", "sub"), remove_when_executing)
+        c.expect(2, r"cannot create sub/\.tra\.tmp-\d+-0 \(for sub/out\.h5\): No such file or directory")
+
+    @case
     def long_file_name(c):
         name = "a" * 240 + ".h5"
         c.write("d.yaml", deck().replace("file: out.h5", f"file: {name}"))
@@ -248,7 +259,8 @@ def cases(args):
         c.expect(2, r"dataset /Y of .*out\.h5 collides with dataset /Y written by the output at line 8 \(out\.h5, the same file\)")
         c.expect_untouched()
 
-    def data_deck(c, name):
+    def run_on_data(c, name, message):
+        """A deck reading `name`'s dataset a: exit 2 with `message`, nothing written."""
         c.write("d.yaml", f"""tensors:
   - {{name: A, shape: [8, 8], chunk: [4, 4], source: {{file: {name}, dataset: a}}}}
 graph:
@@ -256,16 +268,16 @@ graph:
 outputs:
   - {{tensor: C, file: out.h5}}
 """)
+        c.old_output()
+        c.run(tra(args, 2, "d.yaml"))
+        c.expect(2, message)
+        c.expect_untouched()
 
     @case
     def dataset_with_a_missing_filter(c):
         with h5py.File(os.path.join(c.folder, "lzf.h5"), "w") as f:  # LZF is h5py's own filter, not the HDF5 library's
             f.create_dataset("a", data=np.arange(64.0).reshape(8, 8), chunks=(4, 4), compression="lzf")
-        data_deck(c, "lzf.h5")
-        c.old_output()
-        c.run(tra(args, 2, "d.yaml"))
-        c.expect(2, r"d\.yaml:2:5: tensor 'A': dataset 'a' in 'lzf\.h5' is compressed with filter 32000 \(lzf\), which this HDF5 library cannot decode")
-        c.expect_untouched()
+        run_on_data(c, "lzf.h5", r"d\.yaml:2:5: tensor 'A': dataset 'a' in 'lzf\.h5' is compressed with filter 32000 \(lzf\), which this HDF5 library cannot decode")
 
     @case
     def corrupted_chunk_read_by_one_rank(c):
@@ -276,11 +288,7 @@ outputs:
         with open(path, "r+b") as f:
             f.seek(info.byte_offset + 4)
             f.write(b"\xff\xff\xff\xff")
-        data_deck(c, "bad.h5")
-        c.old_output()
-        c.run(tra(args, 2, "d.yaml"))
-        c.expect(2, r"cannot read dataset 'a' of 'bad\.h5' at \[4, 4\]: data error detected by Fletcher32 checksum")
-        c.expect_untouched()
+        run_on_data(c, "bad.h5", r"cannot read dataset 'a' of 'bad\.h5' at \[4, 4\]: data error detected by Fletcher32 checksum")
 
     @case
     def symlink_loops_and_long_paths(c):

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <string>
 
+#include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/timer.hpp"
@@ -156,11 +157,13 @@ double hdf5_read_rate(const comm::Communicator& c) {
     if (k % c.size() == c.rank()) ds.local.push_back({{k, 0}, Chunk(chunk)});
   }
   // Checked first: a failure inside the collective write would abort all ranks.
-  try {
-    io::hdf5::check_writable(path);
-  } catch (const UserError& e) {
-    throw UserError(std::string("tra-calibrate measures HDF5 reads with a temporary file in the current folder: ") + e.what());
-  }
+  comm::agree(c, [&] {  // each rank checks its view of the folder; all agree
+    try {
+      io::hdf5::check_writable(path);
+    } catch (const UserError& e) {
+      throw UserError(std::string("tra-calibrate measures HDF5 reads with a temporary file in the current folder: ") + e.what());
+    }
+  });
   io::hdf5::write_file(c, io::hdf5::FileData{path, {ds}, {}});
   const model::Hdf5Source src{path, "/X"};
   const double t = best_seconds(c, [&] { io::hdf5::read_chunks(c, src, chunk, all); });

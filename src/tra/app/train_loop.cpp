@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tra/autodiff/updates.hpp"
+#include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
@@ -115,7 +116,10 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     Log::progress("between iterations the loop-carried tensors moved " + std::to_string(measured) + " floats per iteration (measured; predicted " +
                   std::to_string(predicted) + ")");
   }
-  if (!files.log.empty() && c.rank() == 0) io::write_text_file(files.log, log.str(), "the training log");
+  // Rank 0 writes the log; a failure there (a full disk) stops every rank.
+  comm::agree(c, [&] {
+    if (!files.log.empty() && c.rank() == 0) io::write_text_file(files.log, log.str(), "the training log");
+  });
   return ex;
 }
 
