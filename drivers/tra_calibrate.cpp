@@ -14,6 +14,7 @@
 
 #include "tra/app/guarded_main.hpp"
 #include "tra/app/measure_rates.hpp"
+#include "tra/common/build_info.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
   std::string output = "tra-calibration.yaml";
   CLI::App app{"tra-calibrate: measure this machine's rates (GEMM, loops, MPI, generators, HDF5) for tra-run's cost model"};
   app.add_option("-o,--output", output, "the calibration file to write (default: tra-calibration.yaml)");
+  app.set_version_flag("--version", tra::version_line("tra-calibrate"), "print the version and the git commit, and exit");
   if (const int code = tra::app::parse_command_line(app, argc, argv, rank); code >= 0) return code;
 
   const int status = tra::app::run_guarded("tra-calibrate", argc, argv, rank, [&] {

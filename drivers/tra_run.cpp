@@ -12,6 +12,7 @@
 #include "tra/app/guarded_main.hpp"
 #include "tra/app/run_deck.hpp"
 #include "tra/common/allocation.hpp"
+#include "tra/common/build_info.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/io/hdf5/handle.hpp"
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
   app.add_flag("--dry-run", opt.dry_run, "plan only: stop before execution, write nothing");
   app.add_option("--output-dir", opt.output_dir, "folder for output files given with relative paths (default: current folder)");
   app.add_flag("-v,--verbose", opt.verbose, "show every operator as it runs");
+  app.set_version_flag("--version", tra::version_line("tra-run"), "print the version and the git commit, and exit");
+  opt.command_line = tra::app::command_line(argc, argv);
   if (const int code = tra::app::parse_command_line(app, argc, argv, rank); code >= 0) return code;
   tra::Log::verbose = opt.verbose;
   if (app.count("--explain") && explain != "plan" && explain != "analyze") {

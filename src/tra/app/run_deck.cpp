@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -16,6 +17,7 @@
 #include "tra/app/result_dataset.hpp"
 #include "tra/app/train_loop.hpp"
 #include "tra/comm/agreement.hpp"
+#include "tra/common/build_info.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/peak_memory.hpp"
 #include "tra/common/timer.hpp"
@@ -211,8 +213,39 @@ MemoryLimit memory_limit(const model::Workflow& wf, const comm::Communicator& c)
 
 }  // namespace
 
+std::string command_line(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == std::string::npos;
+    std::string quoted = "'";
+    for (char ch : a) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    out += (i ? " " : "") + (plain ? a : quoted + "'");
+  }
+  return out;
+}
+
+namespace {
+
+// When and where the run happened, as recorded in its outputs: UTC, ISO 8601.
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return text;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? name : "unknown";
+}
+
+}  // namespace
+
 void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Stopwatch total;
+  const std::string started = utc_now();
+  const std::string host = c.broadcast(host_name());  // rank 0's, where mpirun started the job
   Log::progress("reading deck " + opt.deck);
   // Rank 0 reads the deck and every rank plans from that text: plans are
   // made on every rank and must be the same plan. What each rank checks on
@@ -340,6 +373,10 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     f.attributes["tra_tra_plan"] = tra_text;
     f.attributes["tra_ia_plan"] = ia_text;
     f.attributes["tra_ranks"] = std::to_string(c.size());
+    f.attributes["tra_version"] = version_line("tra-run");
+    f.attributes["tra_command_line"] = opt.command_line;
+    f.attributes["tra_date"] = started;
+    f.attributes["tra_host"] = host;
     f.attributes["tra_report"] = report;
     Log::progress("writing " + path);
     io::hdf5::write_file(c, f);

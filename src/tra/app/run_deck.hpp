@@ -23,7 +23,11 @@ struct RunOptions {
   bool verbose = false;
   std::string output_dir;  // relative output files land here ("" = current folder)
   std::string resume;      // --resume: a training checkpoint to continue from ("" = start afresh)
+  std::string command_line;  // as typed, every option included: recorded in each output file
 };
+
+// argv as one line a shell would read back (arguments quoted where needed).
+std::string command_line(int argc, char** argv);
 
 // Throws UserError for the user's mistakes (same on every rank).
 void run_deck(const RunOptions& opt, const comm::Communicator& c);
