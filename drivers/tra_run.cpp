@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "tra/app/guarded_main.hpp"
 #include "tra/app/run_deck.hpp"
@@ -46,7 +48,17 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", opt.verbose, "show every operator as it runs");
   app.set_version_flag("--version", tra::version_line("tra-run"), "print the version and the git commit, and exit");
   opt.command_line = tra::app::command_line(argc, argv);
-  if (const int code = tra::app::parse_command_line(app, argc, argv, rank); code >= 0) return code;
+  // `--explain analyze` (a space, as other options take their values) means
+  // --explain=analyze; CLI11 would read the mode as the deck.
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i + 1 < args.size(); ++i)
+    if (args[i] == "--explain" && (args[i + 1] == "plan" || args[i + 1] == "analyze")) {
+      args[i] += "=" + args[i + 1];
+      args.erase(args.begin() + static_cast<long>(i) + 1);
+    }
+  std::vector<char*> joined;
+  for (auto& a : args) joined.push_back(a.data());
+  if (const int code = tra::app::parse_command_line(app, static_cast<int>(joined.size()), joined.data(), rank); code >= 0) return code;
   tra::Log::verbose = opt.verbose;
   if (app.count("--explain") && explain != "plan" && explain != "analyze") {
     if (rank == 0) std::cerr << "tra-run: error: --explain=" << explain << ": expected --explain, --explain=plan or --explain=analyze" << std::endl;
