@@ -279,6 +279,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     if (wf.run.memory_per_rank > 0) throw UserError(wf.run.memory_per_rank_loc, need);
     throw UserError(need);
   }
+  for (const auto& [where, what] : model::unused(wf)) Log::warn(where.str() + ": " + what);
   if (wf.outputs.empty()) {
     std::string sinks;
     for (const auto& s : model::graph_sinks(planned.workflow)) sinks += (sinks.empty() ? "" : ", ") + s;

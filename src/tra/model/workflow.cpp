@@ -86,6 +86,22 @@ std::vector<std::string> graph_sinks(const Workflow& wf) {
   return sinks;
 }
 
+std::vector<std::pair<SourceLoc, std::string>> unused(const Workflow& wf) {
+  std::set<std::string> used;
+  for (const auto& s : wf.graph)
+    for (auto& name : statement_inputs(s)) used.insert(std::move(name));
+  for (const auto& o : wf.outputs) used.insert(o.tensor);
+  if (wf.train) used.insert(wf.train->loss);
+  std::vector<std::pair<SourceLoc, std::string>> out;
+  for (const auto& t : wf.tensors)
+    if (!used.count(t.name)) out.emplace_back(t.loc, "tensor '" + t.name + "' is declared but no statement, output or train: uses it");
+  if (!wf.outputs.empty())
+    for (const auto& s : wf.graph)
+      if (!used.count(statement_output(s)))
+        out.emplace_back(statement_loc(s), "'" + statement_output(s) + "' is computed but nothing reads or writes it, so it is not computed");
+  return out;
+}
+
 const SourceLoc& statement_loc(const Statement& s) {
   if (auto e = std::get_if<einsum::EinSum>(&s)) return e->loc;
   return std::get<TraStatement>(s).loc;

@@ -167,5 +167,10 @@ std::vector<std::string> statement_inputs(const Statement& s);
 // The graph's results: statement outputs no statement reads, in graph order.
 // A deck without outputs computes these (and writes nothing).
 std::vector<std::string> graph_sinks(const Workflow& wf);
+// What the deck declares or computes and never uses, each with its place:
+// a declared tensor no statement, output or train: reads; a statement result
+// nothing reads or writes (only when the deck has outputs: without them the
+// graph's results are what it computes). For warnings, not errors.
+std::vector<std::pair<SourceLoc, std::string>> unused(const Workflow& wf);
 
 }  // namespace tra::model
