@@ -69,6 +69,9 @@ void print_table(const tra::physical::Rates& r, int ranks, double seconds, const
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under Slurm both streams go to one file: whole lines, so that a progress
+  // line on stderr never lands inside a report line on stdout.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
   // A write past ulimit -f fails (and says so) instead of killing the rank;
   // before MPI_Init, whose shared-memory files are the first writes.
   tra::io::ignore_file_size_signal();
+  // Under Slurm both streams go to one file: whole lines, so that a progress
+  // line on stderr never lands inside a report line on stdout.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   MPI_Init(&argc, &argv);
   tra::keep_freed_memory();  // after MPI_Init, whose memory hooks set their own
   int rank = 0;

@@ -51,7 +51,7 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
     const double run_gflop = run_flops(plan, runs, i) / 1e9;
     char rate[32] = "";
     if (run_gflop > 0 && r.seconds > 0) std::snprintf(rate, sizeof rate, "%.2f", run_gflop / r.seconds);
-    std::snprintf(line, sizeof line, "p%-4zu %-6s %10.4f %14s %14s %10s  %s\n", i, n.name().c_str(), r.seconds,
+    std::snprintf(line, sizeof line, "p%-4zu %s %10.4f %14s %14s %10s  %s\n", i, pad_right(n.name(), 6).c_str(), r.seconds,
                   moves ? std::to_string(n.predicted_floats).c_str() : "", moves ? std::to_string(r.floats_moved).c_str() : "", rate,
                   detail.c_str());
     os << line;
@@ -87,7 +87,7 @@ std::string format_analyze(const physical::IaPlan& plan, const physical::PlanCos
     measured_seconds += r.seconds;
     measured_floats += r.floats_moved;
     const std::string detail = run_detail(plan, runs, i, 50);
-    std::snprintf(line, sizeof line, "p%-4zu %-6s %14s %14s %11.4f %11.4f  %s\n", i, n.name().c_str(),
+    std::snprintf(line, sizeof line, "p%-4zu %s %14s %14s %11.4f %11.4f  %s\n", i, pad_right(n.name(), 6).c_str(),
                   n.moves() ? std::to_string(n.predicted_floats).c_str() : "", n.moves() ? std::to_string(r.floats_moved).c_str() : "",
                   predicted.node_seconds[i], r.seconds, detail.c_str());
     os << line;

@@ -14,4 +14,19 @@ inline std::string shorten(const std::string& s, size_t max_bytes) {
   return s.substr(0, n) + "...";
 }
 
+// Columns a terminal gives `s`: one per character, not per byte (Σ, ⋈ and λ
+// are two or three bytes each; printf's %-6s pads by bytes and shifts every
+// column after them).
+inline size_t display_width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+// `s` padded with spaces to `width` columns (unchanged when wider).
+inline std::string pad_right(const std::string& s, size_t width) {
+  const size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
 }  // namespace tra

@@ -11,3 +11,13 @@ TEST(Text, ShortenNeverCutsACharacter) {
   EXPECT_EQ(tra::shorten("aΣΣΣ", 6), "aΣ...");
   EXPECT_EQ(tra::shorten("aΣΣΣ", 7), "aΣΣΣ");
 }
+
+// Report columns are padded by what a terminal shows, not by bytes.
+TEST(Text, PadRightCountsCharactersNotBytes) {
+  EXPECT_EQ(tra::display_width("⋈L"), 2u);  // 3 + 1 bytes
+  EXPECT_EQ(tra::display_width("ΣL"), 2u);
+  EXPECT_EQ(tra::pad_right("⋈L", 6), "⋈L    ");
+  EXPECT_EQ(tra::pad_right("Scan", 6), "Scan  ");
+  EXPECT_EQ(tra::display_width(tra::pad_right("λL", 6)), tra::display_width(tra::pad_right("Bcast", 6)));
+  EXPECT_EQ(tra::pad_right("Shuffle", 6), "Shuffle");
+}
