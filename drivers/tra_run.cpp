@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   app.add_option("--partitioner", opt.partitioner, "how every EinSum statement's d is chosen: eindecomp, sqrt, data-parallel, model-parallel, manual (overrides the deck)");
   app.add_option("--overdecomposition", opt.overdecomposition, "kernel calls per rank for the partitioner: 1, 2, 4, ... 1024 (overrides the deck)");
   app.add_option("--calibration", opt.calibration, "machine rates measured by tra-calibrate (default: the deck's run: optimizer: calibration, else built-in rates)");
+  app.add_option("--report", opt.report, "write the run report as JSON to this file (per operator: kind, time, floats, GFLOP/s; totals; the plan choice)");
   app.add_option("--resume", opt.resume, "continue a training run from a checkpoint its deck wrote (train: checkpoint:)");
   app.add_flag("--dry-run", opt.dry_run, "plan only: stop before execution, write nothing");
   app.add_option("--output-dir", opt.output_dir, "folder for output files given with relative paths (default: current folder)");
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   // An option given with an empty value is a mistake, not a request for the default.
-  for (const char* name : {"--strategy", "--partitioner", "--calibration", "--output-dir", "--disable"}) {
+  for (const char* name : {"--strategy", "--partitioner", "--calibration", "--output-dir", "--disable", "--report", "--resume"}) {
     if (!app.count(name)) continue;
     const std::vector<std::string> values = app[name]->as<std::vector<std::string>>();
     if (std::any_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) {

@@ -13,6 +13,7 @@ usage: check_faults.py --tra-run PATH [--mpiexec mpirun]
 exit: 0 all passed, 1 a case failed."""
 import argparse
 import glob
+import json
 import os
 import re
 import signal
@@ -246,18 +247,32 @@ def cases(args):
         # the version, the command line as typed, the date and the host.
         text = deck(padding=70000)
         c.write("d.yaml", text)
-        c.run(tra(args, 2, "d.yaml", "--strategy", "auto"))
+        c.run(tra(args, 2, "d.yaml", "--strategy", "auto", "--report", "r.json"))
         c.expect(0)
         version = subprocess.run([args.tra_run, "--version"], capture_output=True, text=True).stdout.strip()
         with h5py.File(os.path.join(c.folder, "out.h5"), "r") as f:
             attrs = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in f.attrs.items()}
-        want = {"tra_deck": text, "tra_version": version, "tra_command_line": f"{args.tra_run} d.yaml --strategy auto",
+        want = {"tra_deck": text, "tra_version": version, "tra_command_line": f"{args.tra_run} d.yaml --strategy auto --report r.json",
                 "tra_host": socket.gethostname(), "tra_ranks": "2"}
         for key, value in want.items():
             if attrs.get(key) != value:
                 c.problems.append(f"attribute {key} holds {attrs.get(key, '(none)')[:80]!r}, expected {value[:80]!r}")
         if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", attrs.get("tra_date", "")):
             c.problems.append(f"attribute tra_date holds {attrs.get('tra_date')!r}, not an ISO 8601 UTC time")
+        # --report: the run report as JSON, the same as the file's attribute
+        # but for the total time (taken later); its totals add up.
+        with open(os.path.join(c.folder, "r.json")) as f:
+            report = json.load(f)
+        inside = json.loads(attrs.get("tra_report_json", "{}"))
+        for r in (report, inside):
+            r["totals"].pop("total_seconds", None)
+        if report != inside:
+            c.problems.append("--report's JSON differs from the output's tra_report_json")
+        ops = report["operators"]
+        if not ops or report["totals"]["moved_floats"] != sum(o["moved_floats"] for o in ops) or report["version"] != version:
+            c.problems.append(f"the JSON report's operators and totals disagree: {report['totals']}")
+        if report["totals"]["moved_floats"] != report["totals"]["predicted_floats"] or report["totals"]["gflop"] <= 0:
+            c.problems.append(f"the JSON report says the run moved other floats than predicted, or computed nothing: {report['totals']}")
 
     @case
     def one_output_spelled_two_ways(c):

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tra/app/checkpoint.hpp"
+#include "tra/app/json_report.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
 #include "tra/app/result_dataset.hpp"
@@ -25,6 +26,7 @@
 #include "tra/io/deck/deck_reader.hpp"
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/io/hdf5/writer.hpp"
+#include "tra/io/text_file.hpp"
 #include "tra/logical/lower.hpp"
 #include "tra/model/batch_order.hpp"
 #include "tra/physical/optimizer.hpp"
@@ -244,7 +246,7 @@ std::string host_name() {
 
 void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Stopwatch total;
-  const std::string started = utc_now();
+  const std::string started = c.broadcast(utc_now());  // rank 0's: attributes are the same on every rank
   const std::string host = c.broadcast(host_name());  // rank 0's, where mpirun started the job
   Log::progress("reading deck " + opt.deck);
   // Rank 0 reads the deck and every rank plans from that text: plans are
@@ -296,13 +298,15 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   std::vector<PlannedOutput> outputs;
   const bool training = wf.train && wf.train->optimizer;
   TrainFiles train_files;
+  std::string report_path;  // --report: the JSON run report
   comm::agree(c, [&] {
     outputs = plan_outputs(wf, ia, planned.output_nodes, opt.output_dir);
     if (!opt.resume.empty() && !training) throw UserError("--resume " + opt.resume + ": the deck does not train (no train: optimizer:)");
     // A training run's log and checkpoint go where outputs go.
     if (training && !wf.train->log_file.empty()) train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
     if (training && !wf.train->checkpoint_file.empty()) train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
-    for (const std::string& path : {train_files.log, train_files.checkpoint})
+    if (!opt.report.empty()) report_path = resolve_output(opt.report, "");
+    for (const std::string& path : {train_files.log, train_files.checkpoint, report_path})
       if (!path.empty()) io::hdf5::check_writable(path);
   });
   Checkpoint resume;
@@ -361,6 +365,9 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   const std::string report = format_report(ia, ex.stats(), ex.totals(), execute_seconds);
   if (opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(ia, optimized.cost, ex.stats()));
 
+  RunFacts facts{version_line("tra-run"), opt.command_line, started, host, c.size(), execute_seconds, plan_seconds, total.seconds(),
+                 static_cast<std::int64_t>(c.max(static_cast<double>(peak_resident_bytes()))), training ? wf.train->iterations : 0};
+
   // Group datasets by file; every rank writes the chunks it holds.
   std::map<std::string, io::hdf5::FileData> files;
   for (const auto& o : outputs) {
@@ -379,16 +386,24 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     f.attributes["tra_date"] = started;
     f.attributes["tra_host"] = host;
     f.attributes["tra_report"] = report;
+    f.attributes["tra_report_json"] = json_report(planned, ex.stats(), ex.totals(), facts);  // rank 0's is written (its times)
     Log::progress("writing " + path);
     io::hdf5::write_file(c, f);
   }
 
   Log::info(report);
-  const double peak_mib = c.max(static_cast<double>(peak_resident_bytes())) / (1024.0 * 1024.0);
+  const double peak_mib = static_cast<double>(facts.peak_resident_bytes) / (1024.0 * 1024.0);
   Log::info("peak memory per rank: " + std::to_string(static_cast<long long>(peak_mib + 0.5)) + " MiB (resident, the largest rank's)");
   for (const auto& o : outputs)
     Log::info("wrote " + o.decl->tensor + " to " + o.path + ":" + o.decl->dataset + "   (view: h5dump -d " + o.decl->dataset + " " + o.path + ")");
   Log::info("total " + std::to_string(total.seconds()) + " s (planning " + std::to_string(plan_seconds) + " s)");
+  if (!report_path.empty()) {
+    facts.total_seconds = total.seconds();
+    comm::agree(c, [&] {
+      if (c.rank() == 0) io::write_text_file(report_path, json_report(planned, ex.stats(), ex.totals(), facts), "the JSON report");
+    });
+    Log::info("wrote the run report to " + report_path);
+  }
 }
 
 }  // namespace tra::app

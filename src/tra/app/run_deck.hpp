@@ -24,6 +24,7 @@ struct RunOptions {
   std::string output_dir;  // relative output files land here ("" = current folder)
   std::string resume;      // --resume: a training checkpoint to continue from ("" = start afresh)
   std::string command_line;  // as typed, every option included: recorded in each output file
+  std::string report;        // --report: the run report as JSON, written here ("" = none)
 };
 
 // argv as one line a shell would read back (arguments quoted where needed).

@@ -170,7 +170,9 @@ void write_file(const comm::Communicator& c, const FileData& f) {
     File file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));  // collective: fails on every rank or none
     if (failed.ok(file.get(), "cannot create " + tmp)) {
       for (const auto& ds : f.datasets) write_dataset(file.get(), ds, failed);
-      for (const auto& [name, value] : f.attributes) write_string_attribute(file.get(), name, value, failed);
+      // Attribute writes are collective: rank 0's values for all, since a
+      // value of another length on one rank would hang the close.
+      for (const auto& [name, value] : f.attributes) write_string_attribute(file.get(), name, c.broadcast(value), failed);
       errno = 0;
       failed.ok(H5Fclose(file.release()), "cannot close " + tmp);  // collective, reached by every rank
     }

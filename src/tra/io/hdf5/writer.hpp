@@ -26,7 +26,7 @@ struct DatasetData {
 struct FileData {
   std::string path;                           // final path
   std::vector<DatasetData> datasets;
-  std::map<std::string, std::string> attributes;  // identical on every rank
+  std::map<std::string, std::string> attributes;  // the same names on every rank; rank 0's values are written
 };
 
 // Collective. Returns after the file is in place on every rank.
