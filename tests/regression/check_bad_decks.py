@@ -87,6 +87,8 @@ def main():
     cases.append(("unknown --explain mode", None, r"--explain=why: expected --explain, --explain=plan or --explain=analyze"))
     cases.append(("unknown empty --strategy", None, r"--strategy was given an empty value"))
     cases.append(("unknown empty --partitioner", None, r"--partitioner was given an empty value"))
+    cases.append(("unknown --report over an output", None, r"--report quickstart\.h5 is an output of the deck; give it a file of its own"))
+    cases.append(("unknown --report over the deck", None, r"--report quickstart\.yaml is the deck itself"))
 
     passed = failed = 0
     for name, deck, pattern in cases:
@@ -103,7 +105,9 @@ def main():
                 shutil.copy(os.path.join(args.cases, "..", "..", "..", "inputs", "quickstart.yaml"), folder)
                 flag = {"unknown option": ["--bogus"], "unknown --disable": ["--disable", "R0-0"],
                         "unknown --strategy": ["--strategy", "best"], "unknown --explain mode": ["--explain=why"],
-                        "unknown empty --strategy": ["--strategy", ""], "unknown empty --partitioner": ["--partitioner", ""]}[name]
+                        "unknown empty --strategy": ["--strategy", ""], "unknown empty --partitioner": ["--partitioner", ""],
+                        "unknown --report over an output": ["--report", "quickstart.h5"],
+                        "unknown --report over the deck": ["--report", "quickstart.yaml"]}[name]
                 cmd = mpi + ["quickstart.yaml"] + flag
             else:
                 cmd = mpi + ["no_such_deck.yaml"]

@@ -62,12 +62,33 @@ std::string same_file_key(const std::string& path) {
 // folder writable, no two outputs on one dataset of one file (however the
 // file is spelled), and no output over a file the run reads (an HDF5 input,
 // the deck itself), which it would replace while or after reading it.
-std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physical::IaPlan& ia, const std::vector<int>& nodes,
-                                        const std::string& output_dir) {
-  std::map<std::string, std::string> read;  // same_file_key -> what reads it
+// same_file_key -> what the run reads there: the deck, the HDF5 inputs.
+std::map<std::string, std::string> files_read(const model::Workflow& wf) {
+  std::map<std::string, std::string> read;
   read[same_file_key(wf.deck_path)] = "the deck itself";
   for (const auto& t : wf.tensors)
     if (auto h = std::get_if<model::Hdf5Source>(&t.source)) read.emplace(same_file_key(h->file), "the input of tensor '" + t.name + "'");
+  return read;
+}
+
+// The files a run writes besides its outputs (the training log and
+// checkpoint, --report): writable, and none over a file the run reads,
+// an output or each other.
+void check_other_files(const model::Workflow& wf, const std::vector<PlannedOutput>& outputs,
+                       const std::vector<std::pair<std::string, std::string>>& files) {
+  std::map<std::string, std::string> taken = files_read(wf);  // same_file_key -> what is there
+  for (const auto& o : outputs) taken.emplace(same_file_key(o.path), "an output of the deck");
+  for (const auto& [what, path] : files) {
+    if (path.empty()) continue;
+    auto [at, fresh] = taken.emplace(same_file_key(path), what);
+    if (!fresh) throw UserError(what + " " + path + " is " + at->second + "; give it a file of its own");
+    io::hdf5::check_writable(path);
+  }
+}
+
+std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physical::IaPlan& ia, const std::vector<int>& nodes,
+                                        const std::string& output_dir) {
+  const std::map<std::string, std::string> read = files_read(wf);  // same_file_key -> what reads it
   std::vector<PlannedOutput> outputs;
   std::vector<std::string> keys;
   for (size_t i = 0; i < wf.outputs.size(); ++i) {
@@ -306,8 +327,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     if (training && !wf.train->log_file.empty()) train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
     if (training && !wf.train->checkpoint_file.empty()) train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
     if (!opt.report.empty()) report_path = resolve_output(opt.report, "");
-    for (const std::string& path : {train_files.log, train_files.checkpoint, report_path})
-      if (!path.empty()) io::hdf5::check_writable(path);
+    check_other_files(wf, outputs, {{"the training log", train_files.log}, {"the checkpoint", train_files.checkpoint}, {"--report", report_path}});
   });
   Checkpoint resume;
   if (!opt.resume.empty()) {

@@ -153,11 +153,19 @@ void Executor::run(const std::function<void(int node)>& before_node) {
   // topological), and the ranks meet once before the operators: their time
   // then holds no wait for another rank's reading.
   // A read that fails on one rank (its chunk of a file is corrupt) fails
-  // on all: the agreement is the meeting.
-  comm::agree(comm_, [&] {
-    for (size_t i = 0; i < plan_.nodes.size(); ++i)
-      if (plan_.nodes[i].kind() == IaNode::Kind::Scan) run_node(i);
-  });
+  // on all: the agreement is the meeting. The failing rank still runs the
+  // other Scans, whose files every rank opens and closes together.
+  std::string failure;
+  for (size_t i = 0; i < plan_.nodes.size(); ++i) {
+    if (plan_.nodes[i].kind() != IaNode::Kind::Scan) continue;
+    try {
+      run_node(i);
+    } catch (const UserError& e) {
+      if (failure.empty()) failure = e.what();
+      if (barrier_each_) comm_.barrier();  // the one run_node did not reach
+    }
+  }
+  comm::agree_on(comm_, failure);
   for (size_t i = 0; i < plan_.nodes.size(); ++i)
     if (plan_.nodes[i].kind() != IaNode::Kind::Scan) run_node(i);
   std::vector<double> totals{0, 0};

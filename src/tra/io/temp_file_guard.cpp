@@ -16,8 +16,10 @@ struct sigaction g_previous[sizeof(kSignals) / sizeof(kSignals[0])];
 
 extern "C" void remove_and_reraise(int sig) {
   if (g_path[0]) unlink(g_path);
-  // The default action now (the job is ending), delivered on return.
-  signal(sig, SIG_DFL);
+  // What the signal did before the guard (the default action, or the
+  // program's own handler), delivered on return.
+  for (size_t i = 0; i < sizeof(kSignals) / sizeof(kSignals[0]); ++i)
+    if (kSignals[i] == sig) sigaction(sig, &g_previous[i], nullptr);
   raise(sig);
 }
 
@@ -29,7 +31,11 @@ TempFileGuard::TempFileGuard(const std::string& path) {
   struct sigaction act {};
   act.sa_handler = remove_and_reraise;
   sigemptyset(&act.sa_mask);
-  for (size_t i = 0; i < sizeof(kSignals) / sizeof(kSignals[0]); ++i) sigaction(kSignals[i], &act, &g_previous[i]);
+  for (size_t i = 0; i < sizeof(kSignals) / sizeof(kSignals[0]); ++i) {
+    sigaction(kSignals[i], nullptr, &g_previous[i]);
+    // An ignored signal (SIGHUP under nohup) stays ignored: it ends nothing.
+    if (g_previous[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &act, nullptr);
+  }
 }
 
 TempFileGuard::~TempFileGuard() {

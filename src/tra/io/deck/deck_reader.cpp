@@ -32,6 +32,7 @@ namespace fs = std::filesystem;
 class DeckReader {
  public:
   DeckReader(std::string name, std::string base_dir) : name_(std::move(name)), base_(std::move(base_dir)) {}
+  mutable long nodes_seen_ = 0;  // by check_mapping_keys
 
   Workflow read(const std::string& text) {
     Workflow wf;
@@ -104,9 +105,14 @@ class DeckReader {
   // Every mapping in the deck, at any depth: keys are plain names, each once.
   // YAML parsers keep one of two equal keys and drop the other without a
   // word ({i: 2, i: 3}, a second `source:` or `outputs:`).
-  void check_mapping_keys(const YAML::Node& n) const {
+  void check_mapping_keys(const YAML::Node& n, int depth = 0) const {
+    // An alias may point back into its own anchor (`&a [*a]`): a node inside
+    // itself. No deck nests this deep.
+    if (depth > 200) fail(n, "YAML nested too deeply (or an alias inside its own anchor)");
+    // Aliases of aliases multiply: a few lines can stand for billions of nodes.
+    if (++nodes_seen_ > 1000000) fail(n, "the deck's YAML stands for more than a million values (aliases of aliases?)");
     if (n.IsSequence())
-      for (const auto& e : n) check_mapping_keys(e);
+      for (const auto& e : n) check_mapping_keys(e, depth + 1);
     if (!n.IsMap()) return;
     std::map<std::string, int> seen;  // key -> its line
     for (auto it = n.begin(); it != n.end(); ++it) {
@@ -114,7 +120,7 @@ class DeckReader {
       const std::string key = it->first.Scalar();
       auto [at, fresh] = seen.emplace(key, it->first.Mark().line + 1);
       if (!fresh) fail(it->first, "key '" + key + "' given twice in one mapping (first at line " + std::to_string(at->second) + ")");
-      check_mapping_keys(it->second);
+      check_mapping_keys(it->second, depth + 1);
     }
   }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -32,8 +33,9 @@ struct Failure {
   }
 };
 
+// Collective: every rank makes the same calls, also after a failure of its
+// own (a rank that skipped one would hang the others in the close).
 void write_string_attribute(hid_t obj, const std::string& name, const std::string& value, Failure& failed) {
-  if (!failed.text.empty()) return;
   const std::string what = "cannot write attribute " + name;
   Datatype ty(H5Tcopy(H5T_C_S1));
   if (!failed.ok(ty.get(), what) || !failed.ok(H5Tset_size(ty.get(), value.empty() ? 1 : value.size()), what) ||
@@ -44,8 +46,9 @@ void write_string_attribute(hid_t obj, const std::string& name, const std::strin
   if (failed.ok(sp.get(), what) && failed.ok(a.get(), what)) failed.ok(H5Awrite(a.get(), ty.get(), value.empty() ? "" : value.c_str()), what);
 }
 
+// The dataset is created by every rank (collective) whatever failed before;
+// only this rank's own writes stop at its first failure.
 void write_dataset(hid_t file, const DatasetData& ds, Failure& failed) {
-  if (!failed.text.empty()) return;
   const std::string what = "cannot write dataset " + ds.dataset;
   const int rank = static_cast<int>(ds.tensor_shape.size());
   std::vector<hsize_t> dims(ds.tensor_shape.begin(), ds.tensor_shape.end());
@@ -57,6 +60,7 @@ void write_dataset(hid_t file, const DatasetData& ds, Failure& failed) {
   Dataset d(H5Dcreate2(file, ds.dataset.c_str(), hdf5_scalar(), file_space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT));
   if (!failed.ok(d.get(), what)) return;
   for (const Tuple& t : ds.local) {
+    if (!failed.text.empty()) return;
     std::vector<hsize_t> start(static_cast<size_t>(rank)), count(static_cast<size_t>(rank));
     for (int i = 0; i < rank; ++i) {
       count[i] = static_cast<hsize_t>(t.chunk.shape[i]);
@@ -76,10 +80,20 @@ void write_dataset(hid_t file, const DatasetData& ds, Failure& failed) {
 // A short name beside the final file: MPI-IO's shared-file-pointer
 // component builds names from the file's and overflows on names near 255
 // characters, which the final name may be; rename() has no such limit.
-std::string temporary_name(const std::string& path, long long tag) {
+// Unique beyond the process id, which repeats across nodes and containers:
+// another job's temporary file of the same name would be this one's to
+// remove.
+std::string unique_suffix() {
   static int count = 0;
+  const auto ns = std::chrono::steady_clock::now().time_since_epoch().count() ^ std::chrono::system_clock::now().time_since_epoch().count();
+  char text[64];
+  std::snprintf(text, sizeof text, "%ld-%llx-%d", static_cast<long>(getpid()), static_cast<unsigned long long>(ns), count++);
+  return text;
+}
+
+std::string temporary_name(const std::string& path, const std::string& suffix) {
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  return (dir / (".tra.tmp-" + std::to_string(tag) + "-" + std::to_string(count++))).string();
+  return (dir / (".tra.tmp-" + suffix)).string();
 }
 
 // What the file will hold: the datasets and attributes, plus HDF5's own
@@ -132,7 +146,7 @@ void check_writable(const std::string& path) {
   // Make a file there and remove it: access() answers yes to root for a
   // folder no one can write (/proc), and a read-only mount says no only to
   // a write.
-  const std::string probe = (dir / (".tra.probe-" + std::to_string(getpid()))).string();
+  const std::string probe = (dir / (".tra.probe-" + unique_suffix())).string();
   const int fd = open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
   if (fd < 0) throw UserError("output folder '" + dir.string() + "' (for " + path + ") cannot be written: " + std::strerror(errno));
   close(fd);
@@ -150,9 +164,11 @@ void check_space(const std::string& folder, double bytes) {
 
 void write_file(const comm::Communicator& c, const FileData& f) {
   // One temporary name for all ranks, chosen by rank 0.
-  long long tag = c.rank() == 0 ? static_cast<long long>(getpid()) : 0;
-  TRA_MPI_CHECK(MPI_Bcast(&tag, 1, MPI_LONG_LONG, 0, c.get()));
-  const std::string tmp = temporary_name(f.path, tag);
+  const std::string tmp = temporary_name(f.path, c.broadcast(c.rank() == 0 ? unique_suffix() : std::string()));
+  // Attribute writes are collective: rank 0's values for all, since a value
+  // of another length on one rank would hang the close.
+  std::map<std::string, std::string> attributes;
+  for (const auto& [name, value] : f.attributes) attributes[name] = c.broadcast(value);
   TempFileGuard guard(tmp);
   // A write HDF5 cannot finish leaves its file unclosable (the failed close
   // crashes MPI_Finalize later), so room and limits are made sure of first.
@@ -170,9 +186,7 @@ void write_file(const comm::Communicator& c, const FileData& f) {
     File file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));  // collective: fails on every rank or none
     if (failed.ok(file.get(), "cannot create " + tmp)) {
       for (const auto& ds : f.datasets) write_dataset(file.get(), ds, failed);
-      // Attribute writes are collective: rank 0's values for all, since a
-      // value of another length on one rank would hang the close.
-      for (const auto& [name, value] : f.attributes) write_string_attribute(file.get(), name, c.broadcast(value), failed);
+      for (const auto& [name, value] : attributes) write_string_attribute(file.get(), name, value, failed);
       errno = 0;
       failed.ok(H5Fclose(file.release()), "cannot close " + tmp);  // collective, reached by every rank
     }
