@@ -283,11 +283,16 @@ def cases(args):
         c.expect_untouched()
 
     def run_on_data(c, name, message):
-        """A deck reading `name`'s dataset a: exit 2 with `message`, nothing written."""
+        """A deck reading `name`'s dataset a, and after it a good file (whose
+        collective open the rank that failed must still make): exit 2 with
+        `message`, nothing written."""
+        with h5py.File(os.path.join(c.folder, "good.h5"), "w") as f:
+            f["b"] = np.ones((8, 8))
         c.write("d.yaml", f"""tensors:
   - {{name: A, shape: [8, 8], chunk: [4, 4], source: {{file: {name}, dataset: a}}}}
+  - {{name: B, shape: [8, 8], chunk: [4, 4], source: {{file: good.h5, dataset: b}}}}
 graph:
-  - "C[i,j] = relu(A[i,j])"
+  - "C[i,j] = relu(A[i,j] + B[i,j])"
 outputs:
   - {{tensor: C, file: out.h5}}
 """)
