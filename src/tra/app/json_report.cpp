@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "tra/app/report.hpp"
+
 namespace tra::app {
 namespace {
 
@@ -58,7 +60,7 @@ std::string json_report(const PlannedDeck& planned, const std::vector<exec::Node
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const physical::IaNode& n = plan.nodes[i];
     const exec::NodeRun& r = runs[i];
-    const double g = n.flops / 1e9;
+    const double g = run_flops(plan, runs, i) / 1e9;  // as the text report rates it
     gflop += g;
     predicted += n.predicted_floats;
     moved += r.floats_moved;

@@ -19,6 +19,8 @@ std::string run_detail(const physical::IaPlan& plan, const std::vector<exec::Nod
   return d;
 }
 
+}  // namespace
+
 // Flops the operator's measured time covers: a streamed join's include its
 // aggregation's, which then has none of its own.
 double run_flops(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, size_t i) {
@@ -28,8 +30,6 @@ double run_flops(const physical::IaPlan& plan, const std::vector<exec::NodeRun>&
     if (runs[static_cast<size_t>(j)].streamed_into == static_cast<int>(i)) return 0;
   return plan.nodes[i].flops;
 }
-
-}  // namespace
 
 std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
                           double wall_seconds) {

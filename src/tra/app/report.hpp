@@ -13,6 +13,11 @@
 
 namespace tra::app {
 
+// Flops the operator's measured time covers: a join streamed into its
+// aggregation (exec/join_aggregate.hpp) carries the aggregation's, which
+// then has none of its own. Both reports rate operators by it.
+double run_flops(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, size_t i);
+
 std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
                           double wall_seconds);
 

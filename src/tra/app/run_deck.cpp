@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <set>
@@ -13,6 +12,7 @@
 
 #include "tra/app/checkpoint.hpp"
 #include "tra/app/json_report.hpp"
+#include "tra/app/output_paths.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
 #include "tra/app/result_dataset.hpp"
@@ -34,92 +34,6 @@
 namespace tra::app {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct PlannedOutput {
-  const model::OutputDecl* decl;
-  std::string path;  // resolved
-  int ia_node;
-  double bytes = 0;  // the dataset's
-};
-
-std::string resolve_output(const std::string& file, const std::string& output_dir) {
-  fs::path p(file);
-  if (p.is_relative() && !output_dir.empty()) p = fs::path(output_dir) / p;
-  return p.lexically_normal().string();
-}
-
-// The file a path names however it is spelled (out.h5, ./out.h5, its
-// absolute path, through a symlinked folder): two outputs are one file when
-// these agree.
-std::string same_file_key(const std::string& path) {
-  std::error_code ec;
-  const fs::path canonical = fs::weakly_canonical(fs::absolute(path), ec);
-  return ec ? fs::absolute(path).lexically_normal().string() : canonical.string();
-}
-
-// Every output's resolved path, checked before anything is computed: its
-// folder writable, no two outputs on one dataset of one file (however the
-// file is spelled), and no output over a file the run reads (an HDF5 input,
-// the deck itself), which it would replace while or after reading it.
-// same_file_key -> what the run reads there: the deck, the HDF5 inputs.
-std::map<std::string, std::string> files_read(const model::Workflow& wf) {
-  std::map<std::string, std::string> read;
-  read[same_file_key(wf.deck_path)] = "the deck itself";
-  for (const auto& t : wf.tensors)
-    if (auto h = std::get_if<model::Hdf5Source>(&t.source)) read.emplace(same_file_key(h->file), "the input of tensor '" + t.name + "'");
-  return read;
-}
-
-// The files a run writes besides its outputs (the training log and
-// checkpoint, --report): writable, and none over a file the run reads,
-// an output or each other.
-void check_other_files(const model::Workflow& wf, const std::vector<PlannedOutput>& outputs,
-                       const std::vector<std::pair<std::string, std::string>>& files) {
-  std::map<std::string, std::string> taken = files_read(wf);  // same_file_key -> what is there
-  for (const auto& o : outputs) taken.emplace(same_file_key(o.path), "an output of the deck");
-  for (const auto& [what, path] : files) {
-    if (path.empty()) continue;
-    auto [at, fresh] = taken.emplace(same_file_key(path), what);
-    if (!fresh) throw UserError(what + " " + path + " is " + at->second + "; give it a file of its own");
-    io::hdf5::check_writable(path);
-  }
-}
-
-std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physical::IaPlan& ia, const std::vector<int>& nodes,
-                                        const std::string& output_dir) {
-  const std::map<std::string, std::string> read = files_read(wf);  // same_file_key -> what reads it
-  std::vector<PlannedOutput> outputs;
-  std::vector<std::string> keys;
-  for (size_t i = 0; i < wf.outputs.size(); ++i) {
-    const model::OutputDecl& o = wf.outputs[i];
-    PlannedOutput p{&o, resolve_output(o.file, output_dir), nodes[i]};
-    p.bytes = static_cast<double>(volume(ia.node(nodes[i]).type.tensor_shape())) * sizeof(Scalar);
-    const std::string key = same_file_key(p.path);
-    if (auto r = read.find(key); r != read.end())
-      throw UserError(o.loc, "output file " + p.path + " is " + r->second + "; writing it would replace what the run reads");
-    io::hdf5::check_writable(p.path);
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      const std::string& a = outputs[k].decl->dataset;
-      const std::string& b = o.dataset;
-      const bool nested = a == b || b.rfind(a + "/", 0) == 0 || a.rfind(b + "/", 0) == 0;
-      if (keys[k] == key && nested)
-        throw UserError(o.loc, "dataset " + b + " of " + p.path + " collides with dataset " + a + " written by the output at line " +
-                                   std::to_string(outputs[k].decl->loc.line) + (outputs[k].path == p.path ? "" : " (" + outputs[k].path + ", the same file)"));
-    }
-    // One spelling per file from here on: datasets are grouped by path.
-    for (size_t k = 0; k < outputs.size(); ++k)
-      if (keys[k] == key) p.path = outputs[k].path;
-    outputs.push_back(p);
-    keys.push_back(key);
-  }
-  // Room for every output (the temporary file and the one it replaces are
-  // both there until the rename, so an existing output does not count).
-  std::map<std::string, double> bytes;  // per folder
-  for (const auto& o : outputs) bytes[fs::path(o.path).parent_path().string()] += o.bytes;
-  for (const auto& [folder, b] : bytes) io::hdf5::check_space(folder, b);
-  return outputs;
-}
 
 // d per statement and its EinDecomp §7 cost terms in floats (docs/eindecomp.md
 // explains how to read them).
@@ -267,8 +181,10 @@ std::string host_name() {
 
 void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Stopwatch total;
-  const std::string started = c.broadcast(utc_now());  // rank 0's: attributes are the same on every rank
-  const std::string host = c.broadcast(host_name());  // rank 0's, where mpirun started the job
+  // Each rank's own; rank 0's are the ones written (the writer writes rank
+  // 0's attributes, and rank 0 writes --report).
+  const std::string started = utc_now();
+  const std::string host = host_name();
   Log::progress("reading deck " + opt.deck);
   // Rank 0 reads the deck and every rank plans from that text: plans are
   // made on every rank and must be the same plan. What each rank checks on
