@@ -34,7 +34,6 @@
 namespace tra::app {
 namespace {
 
-
 // d per statement and its EinDecomp §7 cost terms in floats (docs/eindecomp.md
 // explains how to read them).
 std::string partitioning_text(const logical::Lowering& low) {
