@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   std::string explain;
   app.add_flag("--explain{plan}", explain,
                  "print the partitioning, the TRA plan, the rules applied, the alternatives considered and the chosen IA plan "
-                 "with predicted costs; --explain=analyze also runs it and prints predicted against measured floats and time per operator");
+                 "with predicted costs; --explain=analyze also runs it and prints predicted against measured floats and time per operator; "
+                 "--explain=dot prints the chosen IA plan as a Graphviz graph (| dot -Tsvg -o plan.svg) and stops");
   app.add_option("--disable", opt.disable, "switch off an optimizer rule (R1-1 ... R2-7, scan-part, scan-all, scan-face, shuffle-spread, share-exchange, broadcast-below), a join strategy family (BMM, CMM, RMM, 2D, mixed, ...) or eindecomp's check of the baselines' labelings (baseline-labelings); repeatable");
   app.add_option("--strategy", opt.strategy, "force every join with an aggregation to a strategy family: bmm, cmm, rmm, 2d, mixed (default: auto, the cheapest)");
   app.add_option("--partitioner", opt.partitioner, "how every EinSum statement's d is chosen: eindecomp, sqrt, data-parallel, model-parallel, manual (overrides the deck)");
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   app.add_option("--calibration", opt.calibration, "machine rates measured by tra-calibrate (default: the deck's run: optimizer: calibration, else built-in rates)");
   app.add_option("--report", opt.report, "write the run report as JSON to this file (per operator: kind, time, floats, GFLOP/s; totals; the plan choice)");
   app.add_option("--resume", opt.resume, "continue a training run from a checkpoint its deck wrote (train: checkpoint:)");
+  app.add_option("--set", opt.set, "replace a deck value: PATH=VALUE, as run/partitioner=sqrt, tensors/X/shape=[4096,512] or params/n=8192; repeatable");
   app.add_flag("--dry-run", opt.dry_run, "plan only: stop before execution, write nothing");
   app.add_option("--output-dir", opt.output_dir, "folder for output files given with relative paths (default: current folder)");
   app.add_flag("-v,--verbose", opt.verbose, "show every operator as it runs");
@@ -57,7 +59,7 @@ int main(int argc, char** argv) {
   // --explain=analyze; CLI11 would read the mode as the deck.
   std::vector<std::string> args(argv, argv + argc);
   for (size_t i = 1; i + 1 < args.size(); ++i)
-    if (args[i] == "--explain" && (args[i + 1] == "plan" || args[i + 1] == "analyze")) {
+    if (args[i] == "--explain" && (args[i + 1] == "plan" || args[i + 1] == "analyze" || args[i + 1] == "dot")) {
       args[i] += "=" + args[i + 1];
       args.erase(args.begin() + static_cast<long>(i) + 1);
     }
@@ -65,13 +67,13 @@ int main(int argc, char** argv) {
   for (auto& a : args) joined.push_back(a.data());
   if (const int code = tra::app::parse_command_line(app, static_cast<int>(joined.size()), joined.data(), rank); code >= 0) return code;
   tra::Log::verbose = opt.verbose;
-  if (app.count("--explain") && explain != "plan" && explain != "analyze") {
-    if (rank == 0) std::cerr << "tra-run: error: --explain=" << explain << ": expected --explain, --explain=plan or --explain=analyze" << std::endl;
+  if (app.count("--explain") && explain != "plan" && explain != "analyze" && explain != "dot") {
+    if (rank == 0) std::cerr << "tra-run: error: --explain=" << explain << ": expected --explain, --explain=plan, --explain=analyze or --explain=dot" << std::endl;
     MPI_Finalize();
     return 2;
   }
   // An option given with an empty value is a mistake, not a request for the default.
-  for (const char* name : {"--strategy", "--partitioner", "--calibration", "--output-dir", "--disable", "--report", "--resume"}) {
+  for (const char* name : {"--strategy", "--partitioner", "--calibration", "--output-dir", "--disable", "--report", "--resume", "--set"}) {
     if (!app.count(name)) continue;
     const std::vector<std::string> values = app[name]->as<std::vector<std::string>>();
     if (std::any_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) {
@@ -80,7 +82,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (app.count("--explain")) opt.explain = explain == "analyze" ? tra::app::RunOptions::Explain::Analyze : tra::app::RunOptions::Explain::Plan;
+  using Explain = tra::app::RunOptions::Explain;
+  if (app.count("--explain")) opt.explain = explain == "analyze" ? Explain::Analyze : explain == "dot" ? Explain::Dot : Explain::Plan;
 
   const int status = tra::app::run_guarded("tra-run", argc, argv, rank, [&] {
     tra::comm::Communicator comm(MPI_COMM_WORLD);

@@ -79,16 +79,26 @@ def main():
     }
     for name, (pattern, text) in generated.items():
         cases.append((name, text, pattern))
-    # Option and path errors, with no deck problem at all.
-    cases.append(("unknown option", None, r"--bogus"))
+    # Option and path errors, with no deck problem at all: quickstart.yaml
+    # run with these options.
+    options = {
+        "unknown option": (["--bogus"], r"--bogus"),
+        "unknown --disable": (["--disable", "R0-0"], r"--disable R0-0: unknown rule or strategy 'R0-0'"),
+        "unknown --strategy": (["--strategy", "best"], r"--strategy best: expected auto, bmm, cmm, rmm, 2d or mixed"),
+        "unknown --explain mode": (["--explain=why"], r"--explain=why: expected --explain, --explain=plan, --explain=analyze or --explain=dot"),
+        "empty --strategy": (["--strategy", ""], r"--strategy was given an empty value"),
+        "empty --partitioner": (["--partitioner", ""], r"--partitioner was given an empty value"),
+        "--report over an output": (["--report", "quickstart.h5"], r"--report quickstart\.h5 is an output of the deck; give it a file of its own"),
+        "--report over the deck": (["--report", "quickstart.yaml"], r"--report quickstart\.yaml is the deck itself"),
+        "--set of no tensor": (["--set", "tensors/Q/shape=[1]"], r"--set tensors/Q/shape=\[1\]: 'tensors' has no element named 'Q' \(it has X, W\)"),
+        "--set of a bad value": (["--set", "tensors/W/shape=[0,4]"], r"--set tensors/W/shape=\[0,4\]: each extent of shape must be at least 1, found 0"),
+        "--set of an unknown key": (["--set", "run/partitionr=sqrt"], r"--set run/partitionr=sqrt: unknown key 'partitionr' in run"),
+        "--set without a value": (["--set", "run"], r"--set run: expected PATH=VALUE"),
+        "--set of no parameter": (["--set", "params/n=3"], r"--set params/n=3: the deck declares no parameter .n. \(it has no params: block\)"),
+    }
     cases.append(("missing deck", None, r"cannot open deck 'no_such_deck\.yaml'"))
-    cases.append(("unknown --disable", None, r"--disable R0-0: unknown rule or strategy 'R0-0'"))
-    cases.append(("unknown --strategy", None, r"--strategy best: expected auto, bmm, cmm, rmm, 2d or mixed"))
-    cases.append(("unknown --explain mode", None, r"--explain=why: expected --explain, --explain=plan or --explain=analyze"))
-    cases.append(("unknown empty --strategy", None, r"--strategy was given an empty value"))
-    cases.append(("unknown empty --partitioner", None, r"--partitioner was given an empty value"))
-    cases.append(("unknown --report over an output", None, r"--report quickstart\.h5 is an output of the deck; give it a file of its own"))
-    cases.append(("unknown --report over the deck", None, r"--report quickstart\.yaml is the deck itself"))
+    for name, (_, pattern) in options.items():
+        cases.append((name, None, pattern))
 
     passed = failed = 0
     for name, deck, pattern in cases:
@@ -101,14 +111,9 @@ def main():
             elif deck:
                 shutil.copy(deck, os.path.join(folder, name))
                 cmd = mpi + [name]
-            elif name.startswith("unknown "):
+            elif name in options:
                 shutil.copy(os.path.join(args.cases, "..", "..", "..", "inputs", "quickstart.yaml"), folder)
-                flag = {"unknown option": ["--bogus"], "unknown --disable": ["--disable", "R0-0"],
-                        "unknown --strategy": ["--strategy", "best"], "unknown --explain mode": ["--explain=why"],
-                        "unknown empty --strategy": ["--strategy", ""], "unknown empty --partitioner": ["--partitioner", ""],
-                        "unknown --report over an output": ["--report", "quickstart.h5"],
-                        "unknown --report over the deck": ["--report", "quickstart.yaml"]}[name]
-                cmd = mpi + ["quickstart.yaml"] + flag
+                cmd = mpi + ["quickstart.yaml"] + options[name][0]
             else:
                 cmd = mpi + ["no_such_deck.yaml"]
             problems = check(cmd, folder, pattern, sentinel)

@@ -88,6 +88,12 @@ def hdf5_input(out, inputs):
     return [(p, "/P", probs, rel * probs + 1e-300)]
 
 
+def hdf5_select(out, inputs):
+    src = os.path.join(inputs, "data", "attention_small.h5")
+    q, k = read(src, "/Q")[16:48], read(src, "/K")
+    return [(os.path.join(out, "hdf5_select.h5"), "/L", q @ k.T, dot_tol(q, k.T))]
+
+
 def reductions(out, inputs):
     p = os.path.join(out, "reductions.h5")
     x = read(p, "/X")
@@ -368,6 +374,7 @@ REFERENCES = {
     "sqdist_max.yaml": sqdist_max,
     "diag.yaml": diag,
     "hdf5_input.yaml": hdf5_input,
+    "hdf5_select.yaml": hdf5_select,
     "matmul_general.yaml": matrix_product("matmul_general"),
     "matmul_common_dim.yaml": matrix_product("matmul_common_dim"),
     "matmul_two_large.yaml": matrix_product("matmul_two_large"),

@@ -30,6 +30,7 @@
 #include "tra/logical/lower.hpp"
 #include "tra/model/batch_order.hpp"
 #include "tra/physical/optimizer.hpp"
+#include "tra/physical/plan_dot.hpp"
 
 namespace tra::app {
 namespace {
@@ -171,6 +172,19 @@ std::string utc_now() {
   return text;
 }
 
+// "NAME=VALUE" per line, as the deck's params: ended up after --set.
+std::string params_text(const model::Workflow& wf) {
+  std::string out;
+  for (const auto& p : wf.params) out += p.name + "=" + p.value + "\n";
+  return out;
+}
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof(name) - 1) == 0 ? name : "unknown";
@@ -197,7 +211,9 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   model::Workflow wf;
   physical::OptimizerOptions optimizer;
   comm::agree(c, [&] {
-    wf = io::parse_deck(deck_text, opt.deck, io::deck_folder(opt.deck));
+    std::vector<io::DeckOverride> overrides;
+    for (const auto& s : opt.set) overrides.push_back(io::parse_override(s));
+    wf = io::parse_deck(deck_text, opt.deck, io::deck_folder(opt.deck), overrides);
     apply_partitioner_options(opt, wf.run);
     for (const auto& t : wf.tensors)
       if (auto h = std::get_if<model::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
@@ -254,6 +270,11 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
 
   const std::string tra_text = low.plan.str();
   const std::string ia_text = ia.str();
+  if (opt.explain == RunOptions::Explain::Dot) {
+    // Standard output holds the graph alone, for `| dot -Tsvg -o plan.svg`.
+    Log::info(physical::plan_dot(ia, opt.deck + " on " + std::to_string(c.size()) + " rank(s): the chosen IA plan"));
+    return;
+  }
   if (opt.explain != RunOptions::Explain::None) {
     const std::string gradients = gradients_text(planned);
     if (!gradients.empty()) Log::info("== gradients (statements generated for train: loss " + wf.train->loss + ")\n" + gradients);
@@ -318,6 +339,8 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     f.attributes["tra_ranks"] = std::to_string(c.size());
     f.attributes["tra_version"] = version_line("tra-run");
     f.attributes["tra_command_line"] = opt.command_line;
+    f.attributes["tra_params"] = params_text(wf);
+    f.attributes["tra_overrides"] = join_lines(wf.overrides);
     f.attributes["tra_date"] = started;
     f.attributes["tra_host"] = host;
     f.attributes["tra_report"] = report;

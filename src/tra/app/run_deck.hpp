@@ -13,7 +13,7 @@ namespace tra::app {
 
 struct RunOptions {
   std::string deck;
-  enum class Explain { None, Plan, Analyze } explain = Explain::None;
+  enum class Explain { None, Plan, Analyze, Dot } explain = Explain::None;  // Dot: the chosen IA plan for Graphviz, then stop
   std::vector<std::string> disable;  // --disable: rule names or strategy families, added to the deck's
   std::string strategy;              // --strategy: overrides the deck's run: optimizer: strategy
   std::string calibration;           // --calibration: overrides the deck's file
@@ -25,6 +25,7 @@ struct RunOptions {
   std::string resume;      // --resume: a training checkpoint to continue from ("" = start afresh)
   std::string command_line;  // as typed, every option included: recorded in each output file
   std::string report;        // --report: the run report as JSON, written here ("" = none)
+  std::vector<std::string> set;  // --set PATH=VALUE: deck values replaced (io/deck/deck_overrides.hpp)
 };
 
 // argv as one line a shell would read back (arguments quoted where needed).

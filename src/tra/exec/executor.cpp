@@ -7,6 +7,7 @@
 #include "tra/exec/bound_kernels.hpp"
 #include "tra/exec/exchange_plan.hpp"
 #include "tra/exec/join_aggregate.hpp"
+#include "tra/exec/operator_progress.hpp"
 #include "tra/io/generators.hpp"
 #include "tra/io/hdf5/reader.hpp"
 
@@ -93,12 +94,18 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
     }
     case IaNode::Kind::LocalJoin: {
       const int agg = streamed_into_[at];
-      if (agg >= 0) return join_aggregate(in(0), in(1), n, plan_.node(agg));
+      const std::string label = "p" + std::to_string(at) + " " + n.name();
+      if (agg >= 0) return join_aggregate(in(0), in(1), n, plan_.node(agg), label);
       const int over = overwritable_input(at);
-      std::vector<Tuple> out = logical::join(in(0), in(1), n.join().keys_left, n.join().keys_right,
-                                             over < 0 ? join_fn(n.join().kernel) : join_fn_over(n.join().kernel, over));
-      if (!n.join().out_key.identity())
-        for (Tuple& t : out) t.key = n.join().out_key(t.key);
+      const auto fn = over < 0 ? join_fn(n.join().kernel) : join_fn_over(n.join().kernel, over);
+      std::vector<logical::JoinMatch> matches = logical::join_matches(in(0), in(1), n.join().keys_left, n.join().keys_right);
+      OperatorProgress progress(label, matches.size());
+      std::vector<Tuple> out;
+      out.reserve(matches.size());
+      for (logical::JoinMatch& m : matches) {
+        progress.tick();
+        out.push_back({n.join().out_key.identity() ? std::move(m.key) : n.join().out_key(m.key), fn(m.left->chunk, m.right->chunk)});
+      }
       return out;
     }
     case IaNode::Kind::LocalAgg:

@@ -10,7 +10,7 @@
 namespace tra::exec {
 
 std::vector<Tuple> join_aggregate(const std::vector<Tuple>& left, const std::vector<Tuple>& right, const physical::IaNode& join,
-                                  const physical::IaNode& agg) {
+                                  const physical::IaNode& agg, const std::string& label) {
   const einsum::AggOp fold = agg.agg().kernel.fold();
   TRA_ASSERT(fold != einsum::AggOp::None, "join_aggregate: " << agg.detail << " does not fold element-wise");
   std::vector<logical::JoinMatch> matches = logical::join_matches(left, right, join.join().keys_left, join.join().keys_right);
@@ -22,7 +22,9 @@ std::vector<Tuple> join_aggregate(const std::vector<Tuple>& left, const std::vec
   const bool add_in_gemm = fold == einsum::AggOp::Sum && kernel.adds_into();
   std::vector<Tuple> out;
   std::unordered_map<Key, size_t, KeyHash> group_of;
+  OperatorProgress progress(label, matches.size());
   for (const auto& m : matches) {
+    progress.tick();
     Key g = project(m.key, agg.agg().group_by);
     auto [it, first] = group_of.try_emplace(std::move(g), out.size());
     if (first) {

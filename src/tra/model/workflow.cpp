@@ -93,6 +93,8 @@ std::vector<std::pair<SourceLoc, std::string>> unused(const Workflow& wf) {
   for (const auto& o : wf.outputs) used.insert(o.tensor);
   if (wf.train) used.insert(wf.train->loss);
   std::vector<std::pair<SourceLoc, std::string>> out;
+  for (const auto& p : wf.params)
+    if (!p.used) out.emplace_back(p.loc, "parameter '" + p.name + "' is declared in params: but no value of the deck refers to it ($" + p.name + ")");
   for (const auto& t : wf.tensors)
     if (!used.count(t.name)) out.emplace_back(t.loc, "tensor '" + t.name + "' is declared but no statement, output or train: uses it");
   if (!wf.outputs.empty())

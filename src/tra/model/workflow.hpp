@@ -26,7 +26,10 @@ struct Generator {
 struct Hdf5Source {
   std::string file;     // resolved against the deck's folder
   std::string dataset;
-  bool operator==(const Hdf5Source& o) const { return file == o.file && dataset == o.dataset; }
+  // select: {start, count} — the tensor is the hyperslab of the dataset that
+  // starts here (empty: at 0) and has the tensor's shape.
+  Shape start;
+  bool operator==(const Hdf5Source& o) const { return file == o.file && dataset == o.dataset && start == o.start; }
 };
 
 // batch: {dim: D, size: B} — a training deck's data, read B rows along D per
@@ -144,9 +147,18 @@ struct TrainSettings {
   SourceLoc checkpoint_loc;
 };
 
+// params: {n: 512} — a deck value named once and referenced as $n.
+struct DeckParam {
+  std::string name, value;  // the value after any --set params/NAME=...
+  SourceLoc loc;
+  bool used = false;  // referenced somewhere in the deck
+};
+
 struct Workflow {
   std::string deck_path;
-  std::string deck_text;
+  std::string deck_text;  // as written; overrides and params are applied to what is read
+  std::vector<DeckParam> params;
+  std::vector<std::string> overrides;  // each --set PATH=VALUE, as given
   std::vector<TensorDecl> tensors;
   std::vector<Statement> graph;
   std::vector<OutputDecl> outputs;

@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "tra/einsum/parser.hpp"
+#include "tra/io/deck/deck_overrides.hpp"
+#include "tra/io/hdf5/reader.hpp"
 #include "tra/model/batch_order.hpp"
 
 namespace tra::io {
@@ -31,7 +33,8 @@ namespace fs = std::filesystem;
 
 class DeckReader {
  public:
-  DeckReader(std::string name, std::string base_dir) : name_(std::move(name)), base_(std::move(base_dir)) {}
+  DeckReader(std::string name, std::string base_dir, std::vector<DeckOverride> overrides)
+      : name_(std::move(name)), base_(std::move(base_dir)), overrides_(std::move(overrides)) {}
   mutable long nodes_seen_ = 0;  // by check_mapping_keys
 
   Workflow read(const std::string& text) {
@@ -49,7 +52,12 @@ class DeckReader {
     }
     check_mapping_keys(root);
     if (!root.IsMap()) throw UserError(SourceLoc{name_, 1, 1}, "a deck is a YAML mapping with keys tensors, graph, outputs, run, train");
-    check_keys(root, {"tensors", "graph", "outputs", "run", "train"}, "the deck");
+    placed_ = apply_overrides(root, overrides_);
+    for (const auto& o : overrides_) wf.overrides.push_back(o.option());
+    nodes_seen_ = 0;
+    check_mapping_keys(root);  // what the overrides placed
+    check_keys(root, {"params", "tensors", "graph", "outputs", "run", "train"}, "the deck");
+    wf.params = substitute_params(root, name_, placed_);
     if (!root["tensors"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'tensors' section");
     if (!root["graph"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'graph' section");
     try {
@@ -71,11 +79,11 @@ class DeckReader {
   }
 
  private:
-  SourceLoc loc(const YAML::Node& n) const { return {name_, n.Mark().line + 1, n.Mark().column + 1}; }
+  SourceLoc loc(const YAML::Node& n) const { return node_loc(n, name_, placed_); }
   // Where the text of a scalar starts: past the opening quote of a quoted one.
   SourceLoc text_loc(const YAML::Node& n) const {
     SourceLoc l = loc(n);
-    if (n.Tag() == "!") l.column += 1;
+    if (n.Tag() == "!" && l.known()) l.column += 1;
     return l;
   }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw UserError(loc(n), msg); }
@@ -204,10 +212,24 @@ class DeckReader {
       d.name = scalar(t, "name", "a tensor");
       if (!valid_name(d.name)) fail(t["name"], "tensor name '" + d.name + "' must be a letter or '_' followed by letters, digits or '_'");
       if (!seen.insert(d.name).second) fail(t["name"], "tensor '" + d.name + "' is declared twice");
-      if (!t["shape"]) fail(t, "tensor '" + d.name + "' needs 'shape'");
-      d.shape = shape(t["shape"], "shape");
-      if (d.shape.empty()) fail(t["shape"], "shape must have at least one extent (a scalar is written [1])");
-      if (d.shape.size() > 8) fail(t["shape"], "tensors of rank above 8 are not supported");
+      const YAML::Node src = t["source"];
+      if (!src) fail(t, "tensor '" + d.name + "' needs 'source': a generator such as uniform(-1, 1, 7) or {file: ..., dataset: ...}");
+      if (t["shape"]) {
+        d.shape = shape(t["shape"], "shape");
+        if (d.shape.empty()) fail(t["shape"], "shape must have at least one extent (a scalar is written [1])");
+      } else if (!src.IsMap()) {
+        fail(t, "tensor '" + d.name + "' needs 'shape' (only an HDF5 source, {file: ..., dataset: ...}, gives its own)");
+      }
+      if (src.IsScalar()) {
+        if (t["batch"]) fail(t["batch"], "tensor '" + d.name + "': batches are read from an HDF5 source ({file: ..., dataset: ...}), not from a generator");
+        d.source = parse_generator(src.as<std::string>(), text_loc(src));
+      } else if (src.IsMap()) {
+        d.source = read_hdf5_source(src, d);
+      } else {
+        fail(src, "'source' must be a generator string or {file: ..., dataset: ...}");
+      }
+      const YAML::Node shape_node = t["shape"] ? t["shape"] : src;
+      if (d.shape.size() > 8) fail(shape_node, "tensors of rank above 8 are not supported");
       if (const YAML::Node b = t["batch"]) d.batch = read_batch(b, d);
       if (t["chunk"]) {
         d.chunk = shape(t["chunk"], "chunk");
@@ -215,20 +237,6 @@ class DeckReader {
         for (size_t i = 0; i < d.shape.size(); ++i)
           if (d.shape[i] % (*d.chunk)[i] != 0)
             fail(t["chunk"], "chunk extent " + std::to_string((*d.chunk)[i]) + " does not divide shape extent " + std::to_string(d.shape[i]) + " (dimension " + std::to_string(i) + ")");
-      }
-      const YAML::Node src = t["source"];
-      if (!src) fail(t, "tensor '" + d.name + "' needs 'source': a generator such as uniform(-1, 1, 7) or {file: ..., dataset: ...}");
-      if (src.IsScalar()) {
-        if (d.batch) fail(t["batch"], "tensor '" + d.name + "': batches are read from an HDF5 source ({file: ..., dataset: ...}), not from a generator");
-        d.source = parse_generator(src.as<std::string>(), text_loc(src));
-      } else if (src.IsMap()) {
-        check_keys(src, {"file", "dataset"}, "an HDF5 source");
-        Hdf5Source h;
-        h.file = resolve(scalar(src, "file", "an HDF5 source"));
-        h.dataset = scalar(src, "dataset", "an HDF5 source");
-        d.source = h;
-      } else {
-        fail(src, "'source' must be a generator string or {file: ..., dataset: ...}");
       }
       if (const YAML::Node p = t["param"]) {
         d.param_loc = loc(p);
@@ -242,6 +250,51 @@ class DeckReader {
       }
       wf.tensors.push_back(d);
     }
+  }
+
+  // {file: F, dataset: D, select: {start: [..], count: [..]}}. Without a
+  // shape in the deck the tensor takes the selection's count, else the
+  // dataset's extents past `start` (the file is opened to read them).
+  Hdf5Source read_hdf5_source(const YAML::Node& src, TensorDecl& d) const {
+    check_keys(src, {"file", "dataset", "select"}, "an HDF5 source");
+    Hdf5Source h;
+    h.file = resolve(scalar(src, "file", "an HDF5 source"));
+    h.dataset = scalar(src, "dataset", "an HDF5 source");
+    std::optional<Shape> count;
+    const YAML::Node sel = src["select"];
+    if (sel) {
+      if (!sel.IsMap()) fail(sel, "'select' is a mapping {start: [0, 0], count: [100, 64]}: the part of the dataset the tensor holds");
+      check_keys(sel, {"start", "count"}, "select");
+      if (!sel["start"]) fail(sel, "'select' needs 'start' (the first element read, as [0, 0]); 'count' defaults to the tensor's shape");
+      if (!sel["start"].IsSequence()) fail(sel["start"], "select start must be a list of integers at least 0, such as [100, 0]");
+      for (const auto& e : sel["start"]) h.start.push_back(integer(e, "each extent of select start", 0));
+      if (sel["count"]) count = shape(sel["count"], "select count");
+      if (count && count->size() != h.start.size())
+        fail(sel["count"], "select count has " + std::to_string(count->size()) + " extents but start has " + std::to_string(h.start.size()));
+    }
+    if (d.shape.empty()) {
+      if (count) {
+        d.shape = *count;
+      } else {
+        // The file's own extents, checked by the reader as it will read them.
+        const Shape dims = hdf5::dataset_extents(d, h);
+        if (!h.start.empty() && h.start.size() != dims.size())
+          fail(sel["start"], "select start has " + std::to_string(h.start.size()) + " extents but dataset '" + h.dataset + "' has rank " +
+                                 std::to_string(dims.size()) + " (shape " + shape_string(dims) + ")");
+        for (size_t i = 0; i < dims.size(); ++i) {
+          const Index from = h.start.empty() ? 0 : h.start[i];
+          if (from >= dims[i])
+            fail(sel["start"], "select start " + shape_string(h.start) + " lies outside dataset '" + h.dataset + "' of shape " + shape_string(dims));
+          d.shape.push_back(dims[i] - from);
+        }
+      }
+    } else if (count && *count != d.shape) {
+      fail(sel["count"], "select count " + shape_string(*count) + " differs from the tensor's shape " + shape_string(d.shape) + "; give one of them");
+    }
+    if (!h.start.empty() && h.start.size() != d.shape.size())
+      fail(sel["start"], "select start has " + std::to_string(h.start.size()) + " extents but the tensor's shape " + shape_string(d.shape) + " has " +
+                             std::to_string(d.shape.size()));
+    return h;
   }
 
   // batch: {dim: D, size: B} on a tensor whose shape is its dataset's: the
@@ -588,6 +641,8 @@ class DeckReader {
   }
 
   std::string name_, base_;
+  std::vector<DeckOverride> overrides_;
+  PlacedNodes placed_;  // nodes the overrides placed: reported at their option
   SourceLoc default_loc_;  // where run: partitioning: default: is written
 };
 
@@ -666,8 +721,8 @@ Generator parse_generator(const std::string& text, const SourceLoc& where) {
   return g;
 }
 
-Workflow parse_deck(const std::string& text, const std::string& name, const std::string& base_dir) {
-  return DeckReader(name, base_dir).read(text);
+Workflow parse_deck(const std::string& text, const std::string& name, const std::string& base_dir, const std::vector<DeckOverride>& overrides) {
+  return DeckReader(name, base_dir, overrides).read(text);
 }
 
 std::string read_deck_text(const std::string& path) {

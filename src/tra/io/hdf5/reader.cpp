@@ -1,5 +1,6 @@
 #include "tra/io/hdf5/reader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "tra/common/scalar_types.hpp"
@@ -41,7 +42,7 @@ void check_filters(hid_t dataset, const TensorDecl& t, const Hdf5Source& src) {
 
 }  // namespace
 
-void validate_source(const TensorDecl& t, const Hdf5Source& src) {
+Shape dataset_extents(const TensorDecl& t, const Hdf5Source& src) {
   const std::string what = "tensor '" + t.name + "': ";
   std::error_code ec;
   const auto status = std::filesystem::status(src.file, ec);
@@ -65,11 +66,28 @@ void validate_source(const TensorDecl& t, const Hdf5Source& src) {
   const int rank = H5Sget_simple_extent_ndims(sp.get());
   std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
   if (rank > 0) H5Sget_simple_extent_dims(sp.get(), dims.data(), nullptr);
-  Shape have(dims.begin(), dims.end());
+  if (rank == 0 || std::find(dims.begin(), dims.end(), hsize_t{0}) != dims.end())
+    throw UserError(t.loc, what + "dataset '" + src.dataset + "' in '" + src.file + "' is empty (shape " + shape_string(Shape(dims.begin(), dims.end())) +
+                               "); a tensor needs at least one element");
+  return Shape(dims.begin(), dims.end());
+}
+
+void validate_source(const TensorDecl& t, const Hdf5Source& src) {
+  const std::string what = "tensor '" + t.name + "': ";
+  const Shape have = dataset_extents(t, src);
   const Shape want = t.source_shape();
+  const int rank = static_cast<int>(have.size());
   if (rank != static_cast<int>(want.size()))
     throw UserError(t.loc, what + "dataset '" + src.dataset + "' has rank " + std::to_string(rank) + " (shape " + shape_string(have) +
                                ") but the deck declares rank " + std::to_string(want.size()) + " (shape " + shape_string(want) + ")");
+  if (!src.start.empty()) {
+    // A selection: [start, start + shape) must lie inside the dataset.
+    for (size_t i = 0; i < have.size(); ++i)
+      if (src.start[i] + want[i] > have[i])
+        throw UserError(t.loc, what + "select start " + shape_string(src.start) + " with shape " + shape_string(want) + " reaches past dataset '" +
+                                   src.dataset + "' of shape " + shape_string(have) + " (dimension " + std::to_string(i) + ")");
+    return;
+  }
   if (have != want)
     throw UserError(t.loc, what + "dataset '" + src.dataset + "' has shape " + shape_string(have) + " but the deck declares " + shape_string(want));
 }
@@ -92,7 +110,7 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
   // rank, on the way out), and agreed with the other ranks by the caller.
   for (const Key& k : keys) {
     std::vector<hsize_t> start(static_cast<size_t>(rank));
-    for (int i = 0; i < rank; ++i) start[i] = static_cast<hsize_t>((origin.empty() ? 0 : origin[i]) + k[i] * chunk_shape[i]);
+    for (int i = 0; i < rank; ++i) start[i] = static_cast<hsize_t>((src.start.empty() ? 0 : src.start[i]) + (origin.empty() ? 0 : origin[i]) + k[i] * chunk_shape[i]);
     TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
     if (H5Dread(d.get(), hdf5_scalar(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()) < 0) {
       std::string at;

@@ -15,11 +15,18 @@ namespace tra::io::hdf5 {
 using model::Hdf5Source;
 using model::TensorDecl;
 
-// Throws UserError (at the tensor's deck location) when the source does not match.
+// Throws UserError (at the tensor's deck location) when the source does not
+// match: the dataset's shape is the tensor's (a batch tensor's whole data),
+// or holds it from `src.start` on (select:).
 void validate_source(const TensorDecl& t, const Hdf5Source& src);
+// The dataset's extents, after the same checks (the file opens, the dataset
+// exists, is numeric, decodable and not empty): a tensor without a shape in
+// the deck takes them.
+Shape dataset_extents(const TensorDecl& t, const Hdf5Source& src);
 
 // The chunks at `keys`, each of `chunk_shape`, of the part of the dataset
-// that starts at `origin` (empty: at 0; a batch's first row). Collective over
+// that starts at `origin` (empty: at 0; a batch's first row), itself
+// counted from the source's select start. Collective over
 // `c` (the file is opened with MPI-IO); every rank must call it, possibly
 // with no keys.
 std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape,

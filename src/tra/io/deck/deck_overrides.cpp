@@ -1,0 +1,219 @@
+#include "tra/io/deck/deck_overrides.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+namespace tra::io {
+namespace {
+
+[[noreturn]] void fail_option(const DeckOverride& o, const std::string& msg) { throw UserError(SourceLoc{o.option(), 0, 0}, msg); }
+
+// Every node of a value an override placed (a list's elements, a mapping's
+// keys and values), so that an error anywhere inside names the option.
+void collect(const YAML::Node& n, const std::string& option, PlacedNodes& out, int depth = 0) {
+  if (depth > 200) return;  // an alias inside its own anchor: check_mapping_keys reports it
+  out.emplace_back(n, option);
+  if (n.IsSequence())
+    for (const auto& e : n) collect(e, option, out, depth + 1);
+  if (n.IsMap())
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      collect(it->first, option, out, depth + 1);
+      collect(it->second, option, out, depth + 1);
+    }
+}
+
+bool is_index(const std::string& s) {
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+// The element of a list that `part` names: its index, or the element whose
+// name: (tensors) or tensor: (outputs) is `part`.
+YAML::Node list_element(YAML::Node& list, const std::string& part, const std::string& at, const DeckOverride& o) {
+  if (is_index(part)) {
+    const size_t i = std::stoul(part);
+    if (i >= list.size())
+      fail_option(o, "'" + at + "' is a list of " + std::to_string(list.size()) + "; there is no element " + part + " (elements count from 0)");
+    return list[i];
+  }
+  std::string names;
+  for (size_t i = 0; i < list.size(); ++i) {
+    YAML::Node e = list[i];
+    if (!e.IsMap()) continue;
+    for (const char* key : {"name", "tensor"}) {
+      const YAML::Node k = e[key];
+      if (!k || !k.IsScalar()) continue;
+      if (k.Scalar() == part) return e;
+      names += (names.empty() ? "" : ", ") + k.Scalar();
+    }
+  }
+  fail_option(o, "'" + at + "' has no element named '" + part + "'" + (names.empty() ? std::string() : " (it has " + names + ")") +
+                     "; choose one by its name or its index from 0");
+}
+
+void apply(YAML::Node& root, const DeckOverride& o, PlacedNodes& placed) {
+  std::vector<std::string> parts;
+  std::stringstream ss(o.path);
+  for (std::string p; std::getline(ss, p, '/');) {
+    if (p.empty()) fail_option(o, "the path '" + o.path + "' has an empty part; write parts between single slashes, as run/partitioner");
+    parts.push_back(p);
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    fail_option(o, "the value is not YAML: " + e.msg);
+  }
+  if (!value || value.IsNull()) fail_option(o, "no value after '='; give one, as --set run/partitioner=sqrt");
+  collect(value, o.option(), placed);
+  YAML::Node at = root;
+  std::string path;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    const bool last = i + 1 == parts.size();
+    const std::string here = path.empty() ? std::string("the deck") : path;
+    path += (path.empty() ? "" : "/") + part;
+    if (at.IsSequence()) {
+      YAML::Node e = list_element(at, part, here, o);
+      if (last) {
+        e = value;
+        return;
+      }
+      at.reset(e);
+    } else if (at.IsMap()) {
+      if (last || !at[part]) {
+        // A sweep's typo must not run the deck's default without a word.
+        if (path == "params/" + part && !at[part]) {
+          std::string names;
+          for (auto it = at.begin(); it != at.end(); ++it) names += (names.empty() ? "" : ", ") + it->first.Scalar();
+          fail_option(o, "the deck declares no parameter '" + part + "'" + (names.empty() ? std::string(" (it has no params: block)") : " (its params: are " + names + ")"));
+        }
+        at[part] = last ? value : YAML::Node(YAML::NodeType::Map);
+        for (auto it = at.begin(); it != at.end(); ++it)
+          if (it->first.IsScalar() && it->first.Scalar() == part) placed.emplace_back(it->first, o.option());
+        if (last) return;
+      }
+      YAML::Node next = at[part];
+      at.reset(next);
+    } else {
+      fail_option(o, "'" + here + "' is a single value; it has no part '" + part + "'");
+    }
+  }
+}
+
+bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+class ParamSubstitution {
+ public:
+  ParamSubstitution(std::vector<model::DeckParam>& params, const std::string& deck, const PlacedNodes& placed)
+      : params_(params), deck_(deck), placed_(placed) {}
+
+  void walk(YAML::Node n, int depth = 0) {
+    if (depth > 200) return;  // check_mapping_keys has reported such a deck
+    if (n.IsScalar()) {
+      if (n.Scalar().find('$') != std::string::npos) n = substitute(n);
+    } else if (n.IsSequence()) {
+      for (size_t i = 0; i < n.size(); ++i) walk(n[i], depth + 1);
+    } else if (n.IsMap()) {
+      for (auto it = n.begin(); it != n.end(); ++it)
+        if (!(depth == 0 && it->first.Scalar() == "params")) walk(it->second, depth + 1);
+    }
+  }
+
+ private:
+  std::string substitute(const YAML::Node& n) {
+    const std::string& text = n.Scalar();
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] != '$') {
+        out += text[i];
+        continue;
+      }
+      if (i + 1 < text.size() && text[i + 1] == '$') {
+        out += '$';
+        ++i;
+        continue;
+      }
+      const bool braced = i + 1 < text.size() && text[i + 1] == '{';
+      size_t from = i + (braced ? 2 : 1), to = from;
+      if (to < text.size() && name_start(text[to]))
+        while (to < text.size() && name_char(text[to])) ++to;
+      if (to == from || (braced && (to >= text.size() || text[to] != '}')))
+        fail(n, i, "'$' starts a parameter reference ($n or ${n}, n declared in params:); write $$ for a dollar sign");
+      out += value_of(n, i, text.substr(from, to - from));
+      i = braced ? to : to - 1;
+    }
+    return out;
+  }
+
+  const std::string& value_of(const YAML::Node& n, size_t at, const std::string& name) {
+    for (auto& p : params_)
+      if (p.name == name) {
+        p.used = true;
+        return p.value;
+      }
+    std::string names;
+    for (const auto& p : params_) names += (names.empty() ? "" : ", ") + p.name;
+    fail(n, at, "unknown parameter '$" + name + "'; " + (names.empty() ? std::string("the deck has no params: block") : "params: declares " + names));
+  }
+
+  // At the '$' (`at` characters into the text; past the quote of a quoted
+  // value), where the value is written in the deck.
+  [[noreturn]] void fail(const YAML::Node& n, size_t at, const std::string& msg) const {
+    SourceLoc l = node_loc(n, deck_, placed_);
+    if (l.known()) l = l.shifted(static_cast<int>(at) + (n.Tag() == "!" ? 1 : 0));
+    throw UserError(l, msg);
+  }
+
+  std::vector<model::DeckParam>& params_;
+  const std::string& deck_;
+  const PlacedNodes& placed_;
+};
+
+}  // namespace
+
+DeckOverride parse_override(const std::string& arg) {
+  const size_t eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UserError("--set " + arg + ": expected PATH=VALUE, as --set run/partitioner=sqrt or --set tensors/X/shape=[4096,512]");
+  return {arg.substr(0, eq), arg.substr(eq + 1)};
+}
+
+SourceLoc node_loc(const YAML::Node& n, const std::string& deck, const PlacedNodes& placed) {
+  for (const auto& [node, option] : placed)
+    if (node.is(n)) return {option, 0, 0};
+  return {deck, n.Mark().line + 1, n.Mark().column + 1};
+}
+
+PlacedNodes apply_overrides(YAML::Node& root, const std::vector<DeckOverride>& overrides) {
+  PlacedNodes placed;
+  for (const auto& o : overrides) apply(root, o, placed);
+  return placed;
+}
+
+std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::string& deck, const PlacedNodes& placed) {
+  std::vector<model::DeckParam> params;
+  if (const YAML::Node block = root["params"]) {
+    const SourceLoc where = node_loc(block, deck, placed);
+    if (!block.IsMap()) throw UserError(where, "'params' is a mapping of names to values, as {n: 4096, seed: 7}; refer to one as $n");
+    for (auto it = block.begin(); it != block.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      const SourceLoc at = node_loc(it->first, deck, placed);
+      if (name.empty() || !name_start(name[0]) || !std::all_of(name.begin(), name.end(), name_char))
+        throw UserError(at, "parameter name '" + name + "' must be a letter or '_' followed by letters, digits or '_'");
+      if (!it->second.IsScalar())
+        throw UserError(node_loc(it->second, deck, placed), "parameter '" + name + "' must be a single value (a number or a word), not a list or a mapping");
+      if (it->second.Scalar().find('$') != std::string::npos)
+        throw UserError(node_loc(it->second, deck, placed), "parameter '" + name + "' refers to another; a parameter's value is written out");
+      params.push_back({name, it->second.Scalar(), at, false});
+    }
+  }
+  ParamSubstitution(params, deck, placed).walk(root);
+  return params;
+}
+
+}  // namespace tra::io
