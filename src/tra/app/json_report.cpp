@@ -70,7 +70,8 @@ std::string json_report(const PlannedDeck& planned, const std::vector<exec::Node
   }
   os << "],\n  \"totals\": {\"wall_seconds\": " << number(facts.wall_seconds) << ", \"reading_seconds\": " << number(totals.reading)
      << ", \"operator_seconds\": " << number(totals.operators) << ", \"planning_seconds\": " << number(facts.planning_seconds)
-     << ", \"total_seconds\": " << number(facts.total_seconds) << ", \"gflop\": " << number(gflop)
+     << ", \"total_seconds\": " << number(facts.total_seconds)
+     << (facts.writing_seconds >= 0 ? ", \"writing_seconds\": " + number(facts.writing_seconds) : std::string()) << ", \"gflop\": " << number(gflop)
      << ", \"gflops\": " << number(totals.operators > 0 ? gflop / totals.operators : 0) << ", \"predicted_floats\": " << predicted
      << ", \"moved_floats\": " << moved << ", \"peak_resident_bytes\": " << facts.peak_resident_bytes
      << ", \"iterations\": " << facts.iterations << "}\n}\n";

@@ -17,6 +17,7 @@ struct RunFacts {  // what the report says about the run besides its operators
   double wall_seconds = 0, planning_seconds = 0, total_seconds = 0;
   std::int64_t peak_resident_bytes = 0;  // measured, the largest rank's
   Index iterations = 0;                  // a training run's, else 0
+  double writing_seconds = -1;  // the outputs' writing; < 0: not yet known (the output files' own copy)
 };
 
 std::string json_report(const PlannedDeck& planned, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,

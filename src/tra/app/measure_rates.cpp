@@ -150,7 +150,7 @@ double hdf5_read_rate(const comm::Communicator& c) {
   const std::string path = ".tra-calibrate-" + std::to_string(tag) + ".h5";
   const Shape shape{2048, 2048}, chunk{256, 2048};
   const Index blocks = shape[0] / chunk[0];
-  io::hdf5::DatasetData ds{"/X", shape, {}};
+  io::hdf5::DatasetData ds{"/X", shape, {}, {}};
   std::vector<Key> all;
   for (Index k = 0; k < blocks; ++k) {
     all.push_back({k, 0});
@@ -165,7 +165,7 @@ double hdf5_read_rate(const comm::Communicator& c) {
     }
   });
   io::hdf5::write_file(c, io::hdf5::FileData{path, {ds}, {}});
-  const model::Hdf5Source src{path, "/X"};
+  const model::Hdf5Source src{path, "/X", {}};
   const double t = best_seconds(c, [&] { io::hdf5::read_chunks(c, src, chunk, all); });
   c.barrier();  // every rank has closed the file
   if (c.rank() == 0) std::remove(path.c_str());

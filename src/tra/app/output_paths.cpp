@@ -50,6 +50,31 @@ void check_other_files(const model::Workflow& wf, const std::vector<PlannedOutpu
   }
 }
 
+namespace {
+
+// The output's storage, checked against the tensor it writes: HDF5 chunks
+// of its rank, none larger than the tensor; compressed without chunks given,
+// the plan's own chunks (each rank then writes whole HDF5 chunks).
+model::OutputStorage storage_of(const model::OutputDecl& o, const RelType& type) {
+  model::OutputStorage s = o.storage;
+  const Shape shape = type.tensor_shape();
+  if (s.gzip > 0 && s.chunks.empty()) s.chunks = type.chunk_shape;
+  if (s.chunks.empty()) return s;
+  if (shape.empty()) throw UserError(o.loc, "output " + o.tensor + " is a scalar; it cannot be chunked or compressed");
+  if (s.chunks.size() != shape.size())
+    throw UserError(o.loc, "chunks " + shape_string(s.chunks) + " has " + std::to_string(s.chunks.size()) + " extents but " + o.tensor + " has shape " +
+                               shape_string(shape));
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (s.chunks[i] > shape[i])
+      throw UserError(o.loc, "chunks " + shape_string(s.chunks) + " is larger than " + o.tensor + "'s shape " + shape_string(shape) + " (dimension " +
+                                 std::to_string(i) + ")");
+  if (static_cast<double>(volume(s.chunks)) * (s.float32 ? 4 : 8) >= 4294967296.0)
+    throw UserError(o.loc, "chunks " + shape_string(s.chunks) + " hold 4 GiB or more; HDF5's chunks are smaller");
+  return s;
+}
+
+}  // namespace
+
 std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physical::IaPlan& ia, const std::vector<int>& nodes,
                                         const std::string& output_dir) {
   const std::map<std::string, std::string> read = files_read(wf);  // same_file_key -> what reads it
@@ -57,8 +82,9 @@ std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physica
   std::vector<std::string> keys;
   for (size_t i = 0; i < wf.outputs.size(); ++i) {
     const model::OutputDecl& o = wf.outputs[i];
-    PlannedOutput p{&o, resolve_output(o.file, output_dir), nodes[i]};
-    p.bytes = static_cast<double>(volume(ia.node(nodes[i]).type.tensor_shape())) * sizeof(Scalar);
+    PlannedOutput p{&o, resolve_output(o.file, output_dir), nodes[i], 0, {}};
+    p.storage = storage_of(o, ia.node(nodes[i]).type);
+    p.bytes = static_cast<double>(volume(ia.node(nodes[i]).type.tensor_shape())) * (p.storage.float32 ? 4.0 : sizeof(Scalar));
     const std::string key = same_file_key(p.path);
     if (auto r = read.find(key); r != read.end())
       throw UserError(o.loc, "output file " + p.path + " is " + r->second + "; writing it would replace what the run reads");

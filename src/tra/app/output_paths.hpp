@@ -19,6 +19,7 @@ struct PlannedOutput {
   std::string path;  // resolved; one spelling per file
   int ia_node;
   double bytes = 0;  // the dataset's
+  model::OutputStorage storage;  // the deck's, with gzip's chunks filled in (the plan's chunk shape)
 };
 
 // `file` under `output_dir` when relative, lexically normal.

@@ -330,7 +330,9 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     auto& f = files[o.path];
     f.path = o.path;
     f.datasets.push_back(result_dataset(ex, ia, o.ia_node, o.decl->dataset, c));
+    f.datasets.back().storage = o.storage;
   }
+  double writing_seconds = 0;
   for (auto& [path, f] : files) {
     f.attributes["tra_deck"] = wf.deck_text;
     f.attributes["tra_deck_path"] = wf.deck_path;
@@ -346,7 +348,13 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     f.attributes["tra_report"] = report;
     f.attributes["tra_report_json"] = json_report(planned, ex.stats(), ex.totals(), facts);  // rank 0's is written (its times)
     Log::progress("writing " + path);
+    Stopwatch writing;
     io::hdf5::write_file(c, f);
+    const double seconds = writing.seconds(), mib = io::hdf5::file_bytes(f) / (1024.0 * 1024.0);
+    writing_seconds += seconds;
+    char line[160];
+    std::snprintf(line, sizeof line, "wrote %s: %.0f MiB in %.2f s (%.0f MiB/s)", path.c_str(), mib, seconds, seconds > 0 ? mib / seconds : 0.0);
+    Log::progress(line);
   }
 
   Log::info(report);
@@ -357,6 +365,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Log::info("total " + std::to_string(total.seconds()) + " s (planning " + std::to_string(plan_seconds) + " s)");
   if (!report_path.empty()) {
     facts.total_seconds = total.seconds();
+    facts.writing_seconds = writing_seconds;
     comm::agree(c, [&] {
       if (c.rank() == 0) io::write_text_file(report_path, json_report(planned, ex.stats(), ex.totals(), facts), "the JSON report");
     });

@@ -76,10 +76,19 @@ struct TraStatement {
 
 using Statement = std::variant<einsum::EinSum, TraStatement>;
 
+// How an output dataset is stored (outputs: dtype, chunks, gzip).
+struct OutputStorage {
+  bool float32 = false;  // 32-bit floats (rounded on writing), else 64-bit
+  Shape chunks;          // HDF5 chunked layout with these extents; empty: contiguous (gzip: the plan's chunks)
+  int gzip = 0;          // deflate level 1..9; 0: uncompressed
+  bool operator==(const OutputStorage& o) const { return float32 == o.float32 && chunks == o.chunks && gzip == o.gzip; }
+};
+
 struct OutputDecl {
   std::string tensor;
   std::string file;     // as written; relative paths resolve against --output-dir (default: current folder)
   std::string dataset;
+  OutputStorage storage;
   SourceLoc loc;
 };
 

@@ -528,13 +528,23 @@ class DeckReader {
     if (!list.IsSequence()) fail(list, "'outputs' must be a list of {tensor, file, dataset}");
     for (const auto& o : list) {
       if (!o.IsMap()) fail(o, "each output is a mapping {tensor, file, dataset}");
-      check_keys(o, {"tensor", "file", "dataset"}, "an output");
+      check_keys(o, {"tensor", "file", "dataset", "dtype", "chunks", "gzip"}, "an output");
       OutputDecl d;
       d.loc = loc(o);
       d.tensor = scalar(o, "tensor", "an output");
       d.file = scalar(o, "file", "an output");
       check_name_text(o["file"], d.file, "file name");
       d.dataset = o["dataset"] ? dataset_name(o["dataset"]) : "/" + d.tensor;
+      if (const YAML::Node t = o["dtype"]) {
+        const std::string v = t.IsScalar() ? t.Scalar() : "";
+        if (v != "float64" && v != "float32") fail(t, "dtype is float64 (the default) or float32");
+        d.storage.float32 = v == "float32";
+      }
+      if (o["chunks"]) d.storage.chunks = shape(o["chunks"], "chunks");
+      if (const YAML::Node g = o["gzip"]) {
+        d.storage.gzip = static_cast<int>(integer(g, "gzip", 1));
+        if (d.storage.gzip > 9) fail(g, "gzip is a compression level from 1 (fastest) to 9 (smallest), found " + g.Scalar());
+      }
       for (const auto& prev : wf.outputs)
         if (prev.file == d.file && prev.dataset == d.dataset) fail(o, "dataset " + d.dataset + " of " + d.file + " is written twice");
       wf.outputs.push_back(d);

@@ -4,6 +4,7 @@
 // error path.
 #include <hdf5.h>
 
+#include <string>
 #include <utility>
 
 namespace tra::io::hdf5 {
@@ -47,6 +48,10 @@ using Group = Handle<H5Gclose>;
 
 // Turn off HDF5's own printing of error stacks: TRA reports errors itself.
 void silence_errors();
+// The innermost description on HDF5's error stack ("required filter
+// 'deflate' is not registered", "checksum error"): what went wrong, as HDF5
+// knows it, for a message that names the file and the dataset; "" if none.
+std::string hdf5_reason();
 
 // For calls made while a file is open collectively (MPI-IO): a failure there
 // cannot be unwound, since closing handles is itself collective and the other

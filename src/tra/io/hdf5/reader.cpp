@@ -9,20 +9,6 @@
 namespace tra::io::hdf5 {
 namespace {
 
-// The innermost description on HDF5's error stack ("required filter
-// 'deflate' is not registered", "checksum error"): what went wrong, as
-// HDF5 knows it, for a message that names the file and the dataset.
-std::string hdf5_reason() {
-  std::string reason;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD,
-           [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
-             if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
-             return 0;
-           },
-           &reason);
-  return reason.empty() ? "HDF5 could not read it" : reason;
-}
-
 // Every filter of the dataset can be decoded here: a dataset compressed
 // with a plugin this HDF5 lacks (Blosc, LZ4 ...) fails only when read.
 void check_filters(hid_t dataset, const TensorDecl& t, const Hdf5Source& src) {
@@ -115,7 +101,8 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
     if (H5Dread(d.get(), hdf5_scalar(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()) < 0) {
       std::string at;
       for (int i = 0; i < rank; ++i) at += (i ? ", " : "") + std::to_string(start[i]);
-      throw UserError("cannot read dataset '" + src.dataset + "' of '" + src.file + "' at [" + at + "]: " + hdf5_reason());
+      const std::string why = hdf5_reason();
+      throw UserError("cannot read dataset '" + src.dataset + "' of '" + src.file + "' at [" + at + "]: " + (why.empty() ? "HDF5 could not read it" : why));
     }
     out.push_back({k, Chunk::from_host(chunk_shape, buffer)});
   }

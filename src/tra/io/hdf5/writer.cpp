@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 
 #include "tra/common/error.hpp"
@@ -28,7 +29,9 @@ struct Failure {
   // reason when it is not and nothing failed before.
   bool ok(long long rc, const std::string& what) {
     if (rc >= 0) return true;
-    if (text.empty()) text = what + (errno ? std::string(": ") + std::strerror(errno) : std::string());
+    // The system's reason where there is one (a full disk), else HDF5's.
+    const std::string reason = errno ? std::strerror(errno) : hdf5_reason();
+    if (text.empty()) text = what + (reason.empty() ? std::string() : ": " + reason);
     return false;
   }
 };
@@ -46,34 +49,69 @@ void write_string_attribute(hid_t obj, const std::string& name, const std::strin
   if (failed.ok(sp.get(), what) && failed.ok(a.get(), what)) failed.ok(H5Awrite(a.get(), ty.get(), value.empty() ? "" : value.c_str()), what);
 }
 
+// The dataset's creation properties: chunked layout and deflate when asked.
+hid_t creation_properties(const model::OutputStorage& storage, Failure& failed, const std::string& what) {
+  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (!failed.ok(dcpl, what) || storage.chunks.empty()) return dcpl;
+  std::vector<hsize_t> chunks(storage.chunks.begin(), storage.chunks.end());
+  failed.ok(H5Pset_chunk(dcpl, static_cast<int>(chunks.size()), chunks.data()), what);
+  if (storage.gzip > 0) failed.ok(H5Pset_deflate(dcpl, static_cast<unsigned>(storage.gzip)), what);
+  return dcpl;
+}
+
 // The dataset is created by every rank (collective) whatever failed before;
-// only this rank's own writes stop at its first failure.
-void write_dataset(hid_t file, const DatasetData& ds, Failure& failed) {
+// only this rank's own writes stop at its first failure. `rounds` > 0: the
+// writes are collective (parallel HDF5 compresses only in collective
+// writes), one chunk per rank per round, `rounds` in all on every rank; a
+// rank out of chunks (or failed) takes part with an empty selection.
+void write_dataset(hid_t file, const DatasetData& ds, int rounds, Failure& failed) {
   const std::string what = "cannot write dataset " + ds.dataset;
   const int rank = static_cast<int>(ds.tensor_shape.size());
   std::vector<hsize_t> dims(ds.tensor_shape.begin(), ds.tensor_shape.end());
   // A rank-0 tensor (a scalar, e.g. a full sum) is a scalar dataspace.
   Dataspace file_space(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims.data(), nullptr));
   PropList lcpl(H5Pcreate(H5P_LINK_CREATE));
-  if (!failed.ok(file_space.get(), what) || !failed.ok(lcpl.get(), what) || !failed.ok(H5Pset_create_intermediate_group(lcpl.get(), 1), what))
+  PropList dcpl(creation_properties(ds.storage, failed, what));
+  PropList dxpl(H5Pcreate(H5P_DATASET_XFER));
+  if (!failed.ok(file_space.get(), what) || !failed.ok(lcpl.get(), what) || !failed.ok(H5Pset_create_intermediate_group(lcpl.get(), 1), what) ||
+      !failed.ok(dxpl.get(), what) || !failed.ok(H5Pset_dxpl_mpio(dxpl.get(), rounds > 0 ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT), what))
     return;
-  Dataset d(H5Dcreate2(file, ds.dataset.c_str(), hdf5_scalar(), file_space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT));
+  const hid_t stored = ds.storage.float32 ? H5T_IEEE_F32LE : hdf5_scalar();
+  Dataset d(H5Dcreate2(file, ds.dataset.c_str(), stored, file_space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
   if (!failed.ok(d.get(), what)) return;
-  for (const Tuple& t : ds.local) {
-    if (!failed.text.empty()) return;
-    std::vector<hsize_t> start(static_cast<size_t>(rank)), count(static_cast<size_t>(rank));
-    for (int i = 0; i < rank; ++i) {
-      count[i] = static_cast<hsize_t>(t.chunk.shape[i]);
-      start[i] = static_cast<hsize_t>(t.key[i] * t.chunk.shape[i]);
+  const size_t calls = rounds > 0 ? static_cast<size_t>(rounds) : ds.local.size();
+  for (size_t r = 0; r < calls; ++r) {
+    const bool mine = r < ds.local.size() && failed.text.empty();
+    if (!mine && rounds == 0) return;
+    std::vector<hsize_t> start(static_cast<size_t>(rank)), count(static_cast<size_t>(rank), 1);
+    std::vector<Scalar> host;
+    std::vector<float> narrow;  // float32: rounded here, not by HDF5 (whose conversion turns collective writes independent)
+    if (mine) {
+      const Tuple& t = ds.local[r];
+      for (int i = 0; i < rank; ++i) {
+        count[i] = static_cast<hsize_t>(t.chunk.shape[i]);
+        start[i] = static_cast<hsize_t>(t.key[i] * t.chunk.shape[i]);
+      }
+      host = t.chunk.to_host();
+      if (ds.storage.float32) narrow.assign(host.begin(), host.end());
     }
     Dataspace mem(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, count.data(), nullptr));
-    const herr_t selected =
-        rank == 0 ? H5Sselect_all(file_space.get()) : H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-    const std::vector<Scalar> host = t.chunk.to_host();
+    herr_t selected = 0;
+    if (!mine) selected = std::min(H5Sselect_none(file_space.get()), H5Sselect_none(mem.get()));
+    else if (rank == 0) selected = H5Sselect_all(file_space.get());
+    else selected = H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+    static const double nothing = 0;  // HDF5 wants a buffer even for an empty selection
+    const void* data = !mine ? static_cast<const void*>(&nothing) : ds.storage.float32 ? static_cast<const void*>(narrow.data()) : host.data();
     errno = 0;
-    if (!failed.ok(mem.get(), what) || !failed.ok(selected, what) ||
-        !failed.ok(H5Dwrite(d.get(), hdf5_scalar(), mem.get(), file_space.get(), H5P_DEFAULT, host.data()), what))
-      return;
+    if (!failed.ok(mem.get(), what) || !failed.ok(selected, what)) {
+      if (rounds == 0) return;
+      continue;  // (a collective write cannot be skipped; its selection is empty from here on)
+    }
+    // The same memory type on every rank, an empty selection included: a
+    // conversion on any one rank turns the collective write independent,
+    // which a compressed dataset refuses.
+    const hid_t in_memory = ds.storage.float32 ? H5T_NATIVE_FLOAT : hdf5_scalar();
+    if (!failed.ok(H5Dwrite(d.get(), in_memory, mem.get(), file_space.get(), dxpl.get(), data), what) && rounds == 0) return;
   }
 }
 
@@ -96,14 +134,16 @@ std::string temporary_name(const std::string& path, const std::string& suffix) {
   return (dir / (".tra.tmp-" + suffix)).string();
 }
 
-// What the file will hold: the datasets and attributes, plus HDF5's own
-// structures (a generous MiB).
+}  // namespace
+
 double file_bytes(const FileData& f) {
   double bytes = 1 << 20;
-  for (const auto& ds : f.datasets) bytes += static_cast<double>(volume(ds.tensor_shape)) * sizeof(Scalar);
+  for (const auto& ds : f.datasets) bytes += static_cast<double>(volume(ds.tensor_shape)) * (ds.storage.float32 ? 4.0 : sizeof(Scalar));
   for (const auto& [name, value] : f.attributes) bytes += static_cast<double>(name.size() + value.size());
   return bytes;
 }
+
+namespace {
 
 // Why `bytes` cannot be written to `path` (through `tmp`) by this rank, or "": the
 // file-size limit (ulimit -f, per process), and, on `reserve`, the disk
@@ -126,6 +166,8 @@ std::string room_for(const std::string& path, const std::string& tmp, double byt
 }
 
 }  // namespace
+
+bool collective_writes(const model::OutputStorage& storage) { return storage.gzip > 0; }
 
 void check_writable(const std::string& path) {
   namespace fs = std::filesystem;
@@ -169,6 +211,10 @@ void write_file(const comm::Communicator& c, const FileData& f) {
   // of another length on one rank would hang the close.
   std::map<std::string, std::string> attributes;
   for (const auto& [name, value] : f.attributes) attributes[name] = c.broadcast(value);
+  // Collective writes take as many rounds as the rank with the most chunks.
+  std::vector<int> rounds;
+  for (const auto& ds : f.datasets)
+    rounds.push_back(collective_writes(ds.storage) ? static_cast<int>(c.max(static_cast<double>(ds.local.size()))) : 0);
   TempFileGuard guard(tmp);
   // A write HDF5 cannot finish leaves its file unclosable (the failed close
   // crashes MPI_Finalize later), so room and limits are made sure of first.
@@ -185,7 +231,7 @@ void write_file(const comm::Communicator& c, const FileData& f) {
     errno = 0;
     File file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));  // collective: fails on every rank or none
     if (failed.ok(file.get(), "cannot create " + tmp)) {
-      for (const auto& ds : f.datasets) write_dataset(file.get(), ds, failed);
+      for (size_t i = 0; i < f.datasets.size(); ++i) write_dataset(file.get(), f.datasets[i], rounds[i], failed);
       for (const auto& [name, value] : attributes) write_string_attribute(file.get(), name, value, failed);
       errno = 0;
       failed.ok(H5Fclose(file.release()), "cannot close " + tmp);  // collective, reached by every rank

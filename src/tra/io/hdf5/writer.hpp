@@ -14,6 +14,7 @@
 
 #include "tra/comm/communicator.hpp"
 #include "tra/core/tensor_relation.hpp"
+#include "tra/model/workflow.hpp"
 
 namespace tra::io::hdf5 {
 
@@ -21,6 +22,7 @@ struct DatasetData {
   std::string dataset;            // "/C" or "/group/C"
   Shape tensor_shape;
   std::vector<Tuple> local;       // the chunks this rank writes (standard-form keys)
+  model::OutputStorage storage;   // element type, chunked layout, compression (chunks given when gzip is)
 };
 
 struct FileData {
@@ -28,6 +30,15 @@ struct FileData {
   std::vector<DatasetData> datasets;
   std::map<std::string, std::string> attributes;  // the same names on every rank; rank 0's values are written
 };
+
+// Whether a dataset stored so is written collectively: compressed ones must
+// be (parallel HDF5 filters only collective writes); the others are written
+// independently, each rank its chunks (docs/performance.md measures both).
+bool collective_writes(const model::OutputStorage& storage);
+
+// What the file will hold, uncompressed: the datasets and attributes, plus
+// HDF5's own structures (a generous MiB).
+double file_bytes(const FileData& f);
 
 // Collective. Returns after the file is in place on every rank.
 void write_file(const comm::Communicator& c, const FileData& f);
