@@ -1,7 +1,8 @@
 """What the Python benchmarks under perf/ share: the MPI environment every
 script uses, scaled copies of the example decks, and running tra-run under
-mpirun with its timing lines parsed. Imported by perf/plans/run and
-perf/eindecomp/run."""
+mpirun with its timings read from its JSON run report (--report). Imported
+by perf/plans/run, perf/eindecomp/run and perf/train/run."""
+import json
 import os
 import re
 import shutil
@@ -12,12 +13,6 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 NUM = r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
-# tra-run's report: "wall W s: reading inputs R s, operators O s" and
-# "total T s (planning P s)".
-WALL_RE = re.compile(rf"^wall ({NUM}) s: reading inputs ({NUM}) s, operators ({NUM}) s\s*$", re.M)
-TOTAL_RE = re.compile(rf"^total ({NUM}) s \(planning ({NUM}) s\)\s*$", re.M)
-# "tra-run: execute S s, G GFLOP, R GFLOP/s, F floats moved"
-EXECUTE_RE = re.compile(rf"^tra-run: execute ({NUM}) s, ({NUM}) GFLOP, ({NUM}) GFLOP/s, ([0-9]+) floats moved\s*$", re.M)
 
 
 def die(prog, msg, status=1):
@@ -92,9 +87,20 @@ def scaled_deck(prog, case, tensors):
     return "".join(lines)
 
 
+class RunOutput(str):
+    """A run's standard output, with its JSON run report (None for a dry run,
+    which writes none) as `report`."""
+
+    def __new__(cls, text, report):
+        out = super().__new__(cls, text)
+        out.report = report
+        return out
+
+
 class TraRun:
-    """Runs tra-run under mpirun, keeps every run's output as a log in `tmp`,
-    and exits 1 with the last lines of the output when a run fails."""
+    """Runs tra-run under mpirun, keeps every run's output as a log and its
+    JSON report in `tmp`, and exits 1 with the last lines of the output when a
+    run fails."""
 
     def __init__(self, prog, tra_run, mpirun, env, tmp, extra=()):
         self.prog, self.tra_run, self.mpirun, self.env, self.tmp = prog, tra_run, mpirun, env, tmp
@@ -102,9 +108,13 @@ class TraRun:
         self.log_no = 0
 
     def __call__(self, ranks, deck, args):
-        cmd = self.mpirun.split() + ["--oversubscribe", "-n", str(ranks), self.tra_run, deck, "--output-dir", self.tmp] + list(args) + self.extra
-        run = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
         self.log_no += 1
+        report = os.path.join(self.tmp, f"run-{self.log_no:03d}.json")
+        args = list(args) + self.extra
+        dry = "--dry-run" in args or any(a.startswith("--explain=dot") for a in args)
+        cmd = self.mpirun.split() + ["--oversubscribe", "-n", str(ranks), self.tra_run, deck, "--output-dir", self.tmp] + args + \
+            ([] if dry else ["--report", report])
+        run = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
         with open(os.path.join(self.tmp, f"run-{self.log_no:03d}.log"), "w") as f:
             f.write("+ " + " ".join(cmd) + "\n" + run.stdout + run.stderr)
         if run.returncode != 0:
@@ -112,20 +122,25 @@ class TraRun:
             print("---- last lines of its output ----", file=sys.stderr)
             print("\n".join((run.stdout + run.stderr).splitlines()[-30:]), file=sys.stderr)
             sys.exit(1)
-        return run.stdout
+        if dry:
+            return RunOutput(run.stdout, None)
+        try:
+            with open(report) as f:
+                return RunOutput(run.stdout, json.load(f))
+        except (OSError, ValueError) as e:
+            die(self.prog, f"{' '.join(cmd)}: no readable JSON report {report}: {e}")
 
     def timings(self, out, what):
-        """(wall, reading inputs, operators, planning) from a run's output."""
-        w, t, e = WALL_RE.findall(out), TOTAL_RE.findall(out), EXECUTE_RE.findall(out)
-        if not w or not t or not e:
-            die(self.prog, f"no 'wall ... s: reading inputs ... s, operators ... s', 'total ... s (planning ... s)' or "
-                           f"'tra-run: execute ...' line in the output of {what}")
+        """(wall, reading inputs, operators, planning) from a run's JSON report."""
+        if getattr(out, "report", None) is None:
+            die(self.prog, f"{what}: no JSON run report (a dry run?)")
+        t = out.report["totals"]
         # A run that computed nothing (an empty plan) is fast, and a table of
         # such runs measures nothing: stop.
-        if float(e[-1][2]) <= 0:  # the rate: the GFLOP of a small deck print as 0.000
-            die(self.prog, f"{what}: the engine did no work ({e[-1][1]} GFLOP at {e[-1][2]} GFLOP/s): its plan computes nothing")
-        wall, read, ops = map(float, w[-1])
-        return wall, read, ops, float(t[-1][1])
+        if not out.report["operators"] or t["gflops"] <= 0:
+            die(self.prog, f"{what}: the engine did no work ({t['gflop']} GFLOP at {t['gflops']} GFLOP/s, "
+                           f"{len(out.report['operators'])} operators): its plan computes nothing")
+        return t["wall_seconds"], t["reading_seconds"], t["operator_seconds"], t["planning_seconds"]
 
     def best_of(self, reps, ranks, deck, variants, args_of, key):
         """For each variant, the timings of its run with the least key(timings),
