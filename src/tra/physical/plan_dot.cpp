@@ -30,7 +30,7 @@ const char* style_of(IaNode::Kind k) {
 
 std::string label_of(const IaNode& n, int i) {
   std::ostringstream os;
-  os << "p" << i << " " << n.name() << "\n" << n.detail << "\n" << n.type.str() << ", " << n.dist.tuples() << " tuples, ";
+  os << "p" << i << " " << n.name() << "\n" << (n.detail.empty() ? "" : n.detail + "\n") << n.type.str() << ", " << n.dist.tuples() << " tuples, ";
   if (n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::Shuffle) os << n.placement().str();
   else os << (n.dist.everywhere ? "All" : n.scattered ? "Scattered" : "one site each");
   if (n.moves()) os << "\nmoves " << n.predicted_floats << " floats";
@@ -44,7 +44,7 @@ std::string plan_dot(const IaPlan& plan, const std::string& title) {
   os << "digraph ia_plan {\n"
      << "  label=\"" << quoted(title + "\npredicted: " + std::to_string(plan.predicted_floats()) + " floats moved between " +
                                std::to_string(plan.nsites) + " sites")
-     << "\";\n  labelloc=t;\n  rankdir=TB;\n  node [fontname=\"DejaVu Sans\", fontsize=10];\n";
+     << "\";\n  labelloc=t;\n  rankdir=TB;\n  fontname=\"DejaVu Sans\";\n  node [fontname=\"DejaVu Sans\", fontsize=10];\n";
   // Operators grouped by the TRA node they implement (rules add some of
   // their own, outside any group).
   std::map<int, std::vector<int>> by_tra;
