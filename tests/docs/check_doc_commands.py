@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-SLURM = re.compile(r"^(sbatch|srun|salloc)\b")
+SLURM = re.compile(r"(^|\s)(sbatch|srun|salloc)\s")
 
 
 def commands(path):
@@ -76,11 +76,12 @@ def start_slurm(root):
     return True, True
 
 
-def run_file(root, doc, cmds, slurm, timeout):
+def run_file(root, build, doc, cmds, slurm, timeout):
     """Runs the doc's commands in one shell; returns a list of problems."""
     folder = tempfile.mkdtemp(prefix="tra-doc-test.")
     try:
-        for name in ("build", "inputs", "scripts", "perf", "tests"):
+        os.symlink(build, os.path.join(folder, "build"))
+        for name in ("inputs", "scripts", "perf", "tests"):
             os.symlink(os.path.join(root, name), os.path.join(folder, name))
         os.makedirs(os.path.join(folder, "home"))
         script = ["set -u", f'export HOME="{folder}/home"', "source scripts/mpirun-env"]
@@ -90,11 +91,10 @@ def run_file(root, doc, cmds, slurm, timeout):
             if skip:
                 print(f"skip {where}: {cmd}   ({skip})")
                 continue
-            if SLURM.match(cmd) and not slurm:
+            if SLURM.search(cmd) and not slurm:
                 print(f"skip {where}: {cmd}   (no Slurm here)")
                 continue
-            if cmd.startswith("sbatch "):
-                cmd = "sbatch --wait " + cmd[len("sbatch "):]
+            cmd = re.sub(r"(^|\s)sbatch\s", r"\1sbatch --wait ", cmd, count=1)
             ran += 1
             script.append(f'echo "doc-test: running {where}" >&2')
             script.append(f'{cmd} || {{ echo "doc-test: FAILED {where} (exit $?): {cmd.replace(chr(34), chr(39))}" >&2; exit 1; }}')
@@ -106,7 +106,7 @@ def run_file(root, doc, cmds, slurm, timeout):
             return [(failed[-1] if failed else f"{doc}: the shell exited {run.returncode}") + "\n---- last lines ----\n" +
                     "\n".join((run.stdout + run.stderr).splitlines()[-25:])]
         for _, cmd, skip in cmds:
-            if not skip and (slurm or not SLURM.match(cmd)):
+            if not skip and (slurm or not SLURM.search(cmd)):
                 print(f"ok   {os.path.relpath(doc, root)}: {cmd}")
         return []
     finally:
@@ -116,19 +116,21 @@ def run_file(root, doc, cmds, slurm, timeout):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    ap.add_argument("--build", help="the build folder the docs' build/ stands for (default: ROOT/build)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for one doc's commands")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
+    build = os.path.abspath(args.build or os.path.join(root, "build"))
     docs = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
     found = {d: commands(d) for d in docs}
     slurm, started = False, False
-    if any(SLURM.match(c) and not s for cmds in found.values() for _, c, s in cmds):
+    if any(SLURM.search(c) and not s for cmds in found.values() for _, c, s in cmds):
         slurm, started = start_slurm(root)
     problems = []
     try:
         for doc, cmds in found.items():
             if cmds:
-                problems += run_file(root, doc, cmds, slurm, args.timeout)
+                problems += run_file(root, build, doc, cmds, slurm, args.timeout)
     finally:
         if started:
             subprocess.run([os.path.join(root, "scripts", "slurm", "local-cluster"), "stop"], capture_output=True)

@@ -16,7 +16,7 @@
 
 #include "tra/einsum/parser.hpp"
 #include "tra/io/deck/deck_overrides.hpp"
-#include "tra/io/hdf5/reader.hpp"
+#include "tra/io/hdf5/dataset_extents.hpp"
 #include "tra/model/batch_order.hpp"
 
 namespace tra::io {

@@ -19,10 +19,7 @@ using model::TensorDecl;
 // match: the dataset's shape is the tensor's (a batch tensor's whole data),
 // or holds it from `src.start` on (select:).
 void validate_source(const TensorDecl& t, const Hdf5Source& src);
-// The dataset's extents, after the same checks (the file opens, the dataset
-// exists, is numeric, decodable and not empty): a tensor without a shape in
-// the deck takes them.
-Shape dataset_extents(const TensorDecl& t, const Hdf5Source& src);
+
 
 // The chunks at `keys`, each of `chunk_shape`, of the part of the dataset
 // that starts at `origin` (empty: at 0; a batch's first row), itself
