@@ -84,7 +84,7 @@ def run_file(root, build, doc, cmds, slurm, timeout):
         for name in ("inputs", "scripts", "perf", "tests"):
             os.symlink(os.path.join(root, name), os.path.join(folder, name))
         os.makedirs(os.path.join(folder, "home"))
-        script = ["set -u", f'export HOME="{folder}/home"', "source scripts/mpirun-env"]
+        script = ["set -u -o pipefail", f'export HOME="{folder}/home"', "source scripts/mpirun-env"]
         ran = 0
         for no, cmd, skip in cmds:
             where = f"{os.path.relpath(doc, root)}:{no}"
@@ -97,7 +97,9 @@ def run_file(root, build, doc, cmds, slurm, timeout):
             cmd = re.sub(r"(^|\s)sbatch\s", r"\1sbatch --wait ", cmd, count=1)
             ran += 1
             script.append(f'echo "doc-test: running {where}" >&2')
-            script.append(f'{cmd} || {{ echo "doc-test: FAILED {where} (exit $?): {cmd.replace(chr(34), chr(39))}" >&2; exit 1; }}')
+            # The status is checked on a line of its own: a command may end in a comment.
+            script.append(cmd)
+            script.append(f'rc=$?; if [ $rc -ne 0 ]; then echo "doc-test: FAILED {where} (exit $rc)" >&2; exit 1; fi')
         if not ran:
             return []
         run = subprocess.run(["bash", "-c", "\n".join(script)], cwd=folder, capture_output=True, text=True, timeout=timeout)
