@@ -111,7 +111,7 @@ class TraRun:
         self.log_no += 1
         report = os.path.join(self.tmp, f"run-{self.log_no:03d}.json")
         args = list(args) + self.extra
-        dry = "--dry-run" in args or any(a.startswith("--explain=dot") for a in args)
+        dry = "--dry-run" in args or "--explain=dot" in args or any(a == "--explain" and b == "dot" for a, b in zip(args, args[1:]))
         cmd = self.mpirun.split() + ["--oversubscribe", "-n", str(ranks), self.tra_run, deck, "--output-dir", self.tmp] + args + \
             ([] if dry else ["--report", report])
         run = subprocess.run(cmd, env=self.env, capture_output=True, text=True)

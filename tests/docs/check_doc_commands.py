@@ -2,7 +2,7 @@
 """The doc test: runs every command that README.md and docs/*.md show, as
 written, and fails naming FILE:LINE of the first that fails.
 
-A command is a line of a ```sh block (comments and blank lines aside; a
+A command is a line of a ```sh (or ```bash) block (comments and blank lines aside; a
 trailing backslash continues it), or a line starting with "$ " in any other
 block but yaml and cmake. The commands of one file run in order in one bash
 shell, in a fresh folder that holds links to the repository's build/,
@@ -48,7 +48,7 @@ def commands(path):
         if not in_block or lang in ("yaml", "cmake"):
             continue
         text = line.strip()
-        if lang != "sh":
+        if lang not in ("sh", "bash"):
             if not text.startswith("$ "):
                 continue
             text = text[2:]
@@ -102,7 +102,12 @@ def run_file(root, build, doc, cmds, slurm, timeout):
             script.append(f'rc=$?; if [ $rc -ne 0 ]; then echo "doc-test: FAILED {where} (exit $rc)" >&2; exit 1; fi')
         if not ran:
             return []
+        # A command that ended the shell early with status 0 (an exit in a
+        # sourced script) must not pass for all of them.
+        script.append('echo "doc-test: all ran" >&2')
         run = subprocess.run(["bash", "-c", "\n".join(script)], cwd=folder, capture_output=True, text=True, timeout=timeout)
+        if run.returncode == 0 and "doc-test: all ran" not in run.stderr:
+            return [f"{doc}: the shell ended before its last command, with status 0"]
         if run.returncode != 0:
             failed = [l for l in run.stderr.splitlines() if l.startswith("doc-test: FAILED")]
             return [(failed[-1] if failed else f"{doc}: the shell exited {run.returncode}") + "\n---- last lines ----\n" +

@@ -260,12 +260,15 @@ def cases(args):
         if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", attrs.get("tra_date", "")):
             c.problems.append(f"attribute tra_date holds {attrs.get('tra_date')!r}, not an ISO 8601 UTC time")
         # --report: the run report as JSON, the same as the file's attribute
-        # but for the total time (taken later); its totals add up.
+        # but for the total and writing times (taken later); its totals add up.
         with open(os.path.join(c.folder, "r.json")) as f:
             report = json.load(f)
         inside = json.loads(attrs.get("tra_report_json", "{}"))
+        if not report["totals"].get("writing_seconds", 0) > 0 or "writing_seconds" in inside["totals"]:
+            c.problems.append("--report should hold writing_seconds > 0, the output's copy none (written before it is known)")
         for r in (report, inside):
             r["totals"].pop("total_seconds", None)
+            r["totals"].pop("writing_seconds", None)
         if report != inside:
             c.problems.append("--report's JSON differs from the output's tra_report_json")
         ops = report["operators"]

@@ -58,9 +58,11 @@ namespace {
 model::OutputStorage storage_of(const model::OutputDecl& o, const RelType& type) {
   model::OutputStorage s = o.storage;
   const Shape shape = type.tensor_shape();
-  if (s.gzip > 0 && s.chunks.empty()) s.chunks = type.chunk_shape;
+  if (shape.empty() && (s.gzip > 0 || !s.chunks.empty()))
+    throw UserError(o.loc, "output " + o.tensor + " is a scalar; it cannot be chunked or compressed");
+  const bool planned = s.gzip > 0 && s.chunks.empty();
+  if (planned) s.chunks = type.chunk_shape;
   if (s.chunks.empty()) return s;
-  if (shape.empty()) throw UserError(o.loc, "output " + o.tensor + " is a scalar; it cannot be chunked or compressed");
   if (s.chunks.size() != shape.size())
     throw UserError(o.loc, "chunks " + shape_string(s.chunks) + " has " + std::to_string(s.chunks.size()) + " extents but " + o.tensor + " has shape " +
                                shape_string(shape));
@@ -69,7 +71,8 @@ model::OutputStorage storage_of(const model::OutputDecl& o, const RelType& type)
       throw UserError(o.loc, "chunks " + shape_string(s.chunks) + " is larger than " + o.tensor + "'s shape " + shape_string(shape) + " (dimension " +
                                  std::to_string(i) + ")");
   if (static_cast<double>(volume(s.chunks)) * (s.float32 ? 4 : 8) >= 4294967296.0)
-    throw UserError(o.loc, "chunks " + shape_string(s.chunks) + " hold 4 GiB or more; HDF5's chunks are smaller");
+    throw UserError(o.loc, (planned ? "the plan's chunks " + shape_string(s.chunks) + ", which gzip uses without chunks:, " : "chunks " + shape_string(s.chunks) + " ") +
+                               "hold 4 GiB or more; HDF5's chunks are smaller" + (planned ? ": give chunks:" : ""));
   return s;
 }
 
@@ -84,7 +87,7 @@ std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physica
     const model::OutputDecl& o = wf.outputs[i];
     PlannedOutput p{&o, resolve_output(o.file, output_dir), nodes[i], 0, {}};
     p.storage = storage_of(o, ia.node(nodes[i]).type);
-    p.bytes = static_cast<double>(volume(ia.node(nodes[i]).type.tensor_shape())) * (p.storage.float32 ? 4.0 : sizeof(Scalar));
+    p.bytes = p.storage.stored_bytes(ia.node(nodes[i]).type.tensor_shape());
     const std::string key = same_file_key(p.path);
     if (auto r = read.find(key); r != read.end())
       throw UserError(o.loc, "output file " + p.path + " is " + r->second + "; writing it would replace what the run reads");

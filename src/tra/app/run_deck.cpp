@@ -179,6 +179,15 @@ std::string params_text(const model::Workflow& wf) {
   return out;
 }
 
+// Each HDF5-sourced tensor's name, shape and selection, on one line.
+std::string input_shapes(const model::Workflow& wf) {
+  std::string out;
+  for (const auto& t : wf.tensors)
+    if (auto h = std::get_if<model::Hdf5Source>(&t.source))
+      out += (out.empty() ? "" : ", ") + t.name + " " + shape_string(t.source_shape()) + (h->start.empty() ? "" : " from " + shape_string(h->start));
+  return out.empty() ? "none" : out;
+}
+
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;
   for (const auto& l : lines) out += l + "\n";
@@ -220,6 +229,15 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     optimizer = optimizer_options(wf, opt);
   });
 
+  // A tensor without a shape in the deck takes its dataset's, which each
+  // rank reads from its own view of the file; every rank must plan the same
+  // plan, so the shapes are agreed before planning.
+  const std::string shapes = input_shapes(wf), shapes_on_0 = c.broadcast(shapes);
+  comm::agree(c, [&] {
+    if (shapes != shapes_on_0)
+      throw UserError("the HDF5 inputs differ between nodes (rank 0 reads " + shapes_on_0 + "; this rank reads " + shapes +
+                      "); every rank must see the same files");
+  });
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s)");
   Stopwatch planning;
   const MemoryLimit limit = memory_limit(wf, c);

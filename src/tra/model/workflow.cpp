@@ -86,6 +86,15 @@ std::vector<std::string> graph_sinks(const Workflow& wf) {
   return sinks;
 }
 
+double OutputStorage::stored_bytes(const Shape& shape) const {
+  double elements = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const Index c = chunks.empty() ? shape[i] : chunks[i];
+    elements *= static_cast<double>((shape[i] + c - 1) / c * c);
+  }
+  return elements * (float32 ? 4.0 : 8.0);
+}
+
 std::vector<std::pair<SourceLoc, std::string>> unused(const Workflow& wf) {
   std::set<std::string> used;
   for (const auto& s : wf.graph)

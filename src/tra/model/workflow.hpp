@@ -81,6 +81,9 @@ struct OutputStorage {
   bool float32 = false;  // 32-bit floats (rounded on writing), else 64-bit
   Shape chunks;          // HDF5 chunked layout with these extents; empty: contiguous (gzip: the plan's chunks)
   int gzip = 0;          // deflate level 1..9; 0: uncompressed
+  // What a dataset of `shape` takes on disk, uncompressed: chunked
+  // datasets hold whole chunks at the edges too.
+  double stored_bytes(const Shape& shape) const;
   bool operator==(const OutputStorage& o) const { return float32 == o.float32 && chunks == o.chunks && gzip == o.gzip; }
 };
 

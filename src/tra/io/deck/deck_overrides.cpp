@@ -30,28 +30,54 @@ bool is_index(const std::string& s) {
   return true;
 }
 
-// The element of a list that `part` names: its index, or the element whose
-// name: (tensors) or tensor: (outputs) is `part`.
-YAML::Node list_element(YAML::Node& list, const std::string& part, const std::string& at, const DeckOverride& o) {
+// The index of the element of a list that `part` names: its index, or the
+// element whose name: (tensors) or tensor: (outputs) is `part`, when one
+// element has it (an output list may write one tensor twice).
+size_t list_element(const YAML::Node& list, const std::string& part, const std::string& at, const DeckOverride& o) {
   if (is_index(part)) {
     const size_t i = std::stoul(part);
     if (i >= list.size())
       fail_option(o, "'" + at + "' is a list of " + std::to_string(list.size()) + "; there is no element " + part + " (elements count from 0)");
-    return list[i];
+    return i;
   }
-  std::string names;
+  std::string names, matches;
+  size_t found = 0, count = 0;
   for (size_t i = 0; i < list.size(); ++i) {
-    YAML::Node e = list[i];
+    const YAML::Node e = list[i];
     if (!e.IsMap()) continue;
     for (const char* key : {"name", "tensor"}) {
       const YAML::Node k = e[key];
       if (!k || !k.IsScalar()) continue;
-      if (k.Scalar() == part) return e;
+      if (k.Scalar() == part) {
+        found = i;
+        ++count;
+        matches += (matches.empty() ? "" : ", ") + std::to_string(i);
+      }
       names += (names.empty() ? "" : ", ") + k.Scalar();
     }
   }
-  fail_option(o, "'" + at + "' has no element named '" + part + "'" + (names.empty() ? std::string() : " (it has " + names + ")") +
-                     "; choose one by its name or its index from 0");
+  if (count > 1)
+    fail_option(o, "'" + at + "' has " + std::to_string(count) + " elements named '" + part + "' (at " + matches + "); choose one by its index");
+  if (count == 0)
+    fail_option(o, "'" + at + "' has no element named '" + part + "'" + (names.empty() ? std::string() : " (it has " + names + ")") +
+                       "; choose one by its name or its index from 0");
+  return found;
+}
+
+// `map[key] = value` without touching what else shares the old value: a
+// YAML alias (`shape: *s`) is the anchor's node itself, and assigning to it
+// would change the anchor's place too. (The key moves to the mapping's end;
+// the deck reader looks keys up by name.)
+void put(YAML::Node& map, const std::string& key, const YAML::Node& value) {
+  if (map[key]) map.remove(key);
+  map[key] = value;
+}
+
+// A copy of `list` with element i replaced (the list may be shared too).
+YAML::Node with_element(const YAML::Node& list, size_t i, const YAML::Node& value) {
+  YAML::Node out(YAML::NodeType::Sequence);
+  for (size_t k = 0; k < list.size(); ++k) out.push_back(k == i ? value : list[k]);
+  return out;
 }
 
 void apply(YAML::Node& root, const DeckOverride& o, PlacedNodes& placed) {
@@ -69,38 +95,50 @@ void apply(YAML::Node& root, const DeckOverride& o, PlacedNodes& placed) {
   }
   if (!value || value.IsNull()) fail_option(o, "no value after '='; give one, as --set run/partitioner=sqrt");
   collect(value, o.option(), placed);
-  YAML::Node at = root;
-  std::string path;
+  // Down the path: `at` is the current node, held in `parent` under
+  // `parent_key` (a mapping key; the root has none).
+  YAML::Node at = root, parent;
+  std::string path, parent_key;
   for (size_t i = 0; i < parts.size(); ++i) {
     const std::string& part = parts[i];
     const bool last = i + 1 == parts.size();
     const std::string here = path.empty() ? std::string("the deck") : path;
     path += (path.empty() ? "" : "/") + part;
     if (at.IsSequence()) {
-      YAML::Node e = list_element(at, part, here, o);
+      const size_t k = list_element(at, part, here, o);
       if (last) {
-        e = value;
+        if (parent_key.empty()) fail_option(o, "'" + here + "' is a list inside a list; replace the outer list's element whole");
+        put(parent, parent_key, with_element(at, k, value));
         return;
       }
-      at.reset(e);
-    } else if (at.IsMap()) {
-      if (last || !at[part]) {
-        // A sweep's typo must not run the deck's default without a word.
-        if (path == "params/" + part && !at[part]) {
-          std::string names;
-          for (auto it = at.begin(); it != at.end(); ++it) names += (names.empty() ? "" : ", ") + it->first.Scalar();
-          fail_option(o, "the deck declares no parameter '" + part + "'" + (names.empty() ? std::string(" (it has no params: block)") : " (its params: are " + names + ")"));
-        }
-        at[part] = last ? value : YAML::Node(YAML::NodeType::Map);
-        for (auto it = at.begin(); it != at.end(); ++it)
-          if (it->first.IsScalar() && it->first.Scalar() == part) placed.emplace_back(it->first, o.option());
-        if (last) return;
-      }
-      YAML::Node next = at[part];
+      YAML::Node next = at[k];
+      if (!next.IsMap()) fail_option(o, "'" + path + "' is a single value or a list; it has no part '" + parts[i + 1] + "'");
+      parent.reset(at);
+      parent_key.clear();  // (a list element is changed inside; only a whole list is replaced)
       at.reset(next);
-    } else {
-      fail_option(o, "'" + here + "' is a single value; it has no part '" + part + "'");
+      continue;
     }
+    if (!at.IsMap()) fail_option(o, "'" + here + "' is a single value; it has no part '" + part + "'");
+    const bool missing = !at[part] || (!last && at[part].IsNull());  // `run:` with nothing under it is an empty mapping
+    // A sweep's typo must not run the deck's default without a word.
+    if (missing && path == "params/" + part) {
+      std::string names;
+      for (auto it = at.begin(); it != at.end(); ++it) names += (names.empty() ? "" : ", ") + it->first.Scalar();
+      fail_option(o, "the deck declares no parameter '" + part + "'" + (names.empty() ? std::string(" (it has no params: block)") : " (its params: are " + names + ")"));
+    }
+    if (last || missing) {
+      put(at, part, last ? value : YAML::Node(YAML::NodeType::Map));
+      for (auto it = at.begin(); it != at.end(); ++it)
+        if (it->first.IsScalar() && it->first.Scalar() == part) {
+          placed.emplace_back(it->first, o.option());
+          placed.emplace_back(it->second, o.option());
+        }
+      if (last) return;
+    }
+    YAML::Node next = at[part];
+    parent.reset(at);
+    parent_key = part;
+    at.reset(next);
   }
 }
 
@@ -115,16 +153,30 @@ class ParamSubstitution {
   void walk(YAML::Node n, int depth = 0) {
     if (depth > 200) return;  // check_mapping_keys has reported such a deck
     if (n.IsScalar()) {
-      if (n.Scalar().find('$') != std::string::npos) n = substitute(n);
+      replace(n);
     } else if (n.IsSequence()) {
       for (size_t i = 0; i < n.size(); ++i) walk(n[i], depth + 1);
     } else if (n.IsMap()) {
-      for (auto it = n.begin(); it != n.end(); ++it)
-        if (!(depth == 0 && it->first.Scalar() == "params")) walk(it->second, depth + 1);
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        if (depth == 0 && it->first.Scalar() == "params") continue;
+        YAML::Node key = it->first;  // keys too: run: partitioning: names statements and labels
+        replace(key);
+        walk(it->second, depth + 1);
+      }
     }
   }
 
  private:
+  // A scalar with a `$`, once: an aliased scalar is one node met at each
+  // of its places, and `$$` must not become `$` and then a reference.
+  void replace(YAML::Node& n) {
+    if (n.Scalar().find('$') == std::string::npos) return;
+    for (const auto& d : done_)
+      if (d.is(n)) return;
+    n = substitute(n);
+    done_.push_back(n);
+  }
+
   std::string substitute(const YAML::Node& n) {
     const std::string& text = n.Scalar();
     std::string out;
@@ -172,6 +224,7 @@ class ParamSubstitution {
   std::vector<model::DeckParam>& params_;
   const std::string& deck_;
   const PlacedNodes& placed_;
+  std::vector<YAML::Node> done_;  // scalars substituted already
 };
 
 }  // namespace

@@ -55,7 +55,10 @@ Shape dataset_extents(const TensorDecl& t, const Hdf5Source& src) {
   const int rank = H5Sget_simple_extent_ndims(sp.get());
   std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
   if (rank > 0) H5Sget_simple_extent_dims(sp.get(), dims.data(), nullptr);
-  if (rank == 0 || std::find(dims.begin(), dims.end(), hsize_t{0}) != dims.end())
+  if (rank == 0)
+    throw UserError(t.loc, what + "dataset '" + src.dataset + "' in '" + src.file + "' is a single value (a scalar dataspace); a tensor is read from "
+                               "an array, so write it with shape [1]");
+  if (std::find(dims.begin(), dims.end(), hsize_t{0}) != dims.end())
     throw UserError(t.loc, what + "dataset '" + src.dataset + "' in '" + src.file + "' is empty (shape " + shape_string(Shape(dims.begin(), dims.end())) +
                                "); a tensor needs at least one element");
   return Shape(dims.begin(), dims.end());

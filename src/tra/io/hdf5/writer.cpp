@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <algorithm>
+#include <limits>
 #include <filesystem>
 
 #include "tra/common/error.hpp"
@@ -29,8 +30,10 @@ struct Failure {
   // reason when it is not and nothing failed before.
   bool ok(long long rc, const std::string& what) {
     if (rc >= 0) return true;
-    // The system's reason where there is one (a full disk), else HDF5's.
-    const std::string reason = errno ? std::strerror(errno) : hdf5_reason();
+    // HDF5's reason, and the system's where the failed call set one (a
+    // full disk); callers clear errno before each call they check.
+    std::string reason = hdf5_reason();
+    if (errno) reason += (reason.empty() ? "" : " (") + std::string(std::strerror(errno)) + (reason.empty() ? "" : ")");
     if (text.empty()) text = what + (reason.empty() ? std::string() : ": " + reason);
     return false;
   }
@@ -39,53 +42,76 @@ struct Failure {
 // Collective: every rank makes the same calls, also after a failure of its
 // own (a rank that skipped one would hang the others in the close).
 void write_string_attribute(hid_t obj, const std::string& name, const std::string& value, Failure& failed) {
-  const std::string what = "cannot write attribute " + name;
-  Datatype ty(H5Tcopy(H5T_C_S1));
-  if (!failed.ok(ty.get(), what) || !failed.ok(H5Tset_size(ty.get(), value.empty() ? 1 : value.size()), what) ||
-      !failed.ok(H5Tset_strpad(ty.get(), H5T_STR_NULLTERM), what) || !failed.ok(H5Tset_cset(ty.get(), H5T_CSET_UTF8), what))  // plans hold Σ, ⋈, λ
-    return;
-  Dataspace sp(H5Screate(H5S_SCALAR));
+  // The type and space are this rank's own objects, made alike on every
+  // rank: a failure is the library's and stops all (TRA_H5_COLLECTIVE).
+  Datatype ty(TRA_H5_COLLECTIVE(H5Tcopy(H5T_C_S1)));
+  TRA_H5_COLLECTIVE(H5Tset_size(ty.get(), value.empty() ? 1 : value.size()));
+  TRA_H5_COLLECTIVE(H5Tset_strpad(ty.get(), H5T_STR_NULLTERM));
+  TRA_H5_COLLECTIVE(H5Tset_cset(ty.get(), H5T_CSET_UTF8));  // plans hold Σ, ⋈, λ
+  Dataspace sp(TRA_H5_COLLECTIVE(H5Screate(H5S_SCALAR)));
+  errno = 0;
   Attribute a(H5Acreate2(obj, name.c_str(), ty.get(), sp.get(), H5P_DEFAULT, H5P_DEFAULT));
-  if (failed.ok(sp.get(), what) && failed.ok(a.get(), what)) failed.ok(H5Awrite(a.get(), ty.get(), value.empty() ? "" : value.c_str()), what);
+  const std::string what = "cannot write attribute " + name;
+  if (failed.ok(a.get(), what)) failed.ok(H5Awrite(a.get(), ty.get(), value.empty() ? "" : value.c_str()), what);
 }
 
 // The dataset's creation properties: chunked layout and deflate when asked.
-hid_t creation_properties(const model::OutputStorage& storage, Failure& failed, const std::string& what) {
-  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  if (!failed.ok(dcpl, what) || storage.chunks.empty()) return dcpl;
+// Made on every rank alike before the collective create; a failure here is
+// the library's, not the user's, and stops every rank (TRA_H5_COLLECTIVE).
+hid_t creation_properties(const model::OutputStorage& storage) {
+  const hid_t dcpl = TRA_H5_COLLECTIVE(H5Pcreate(H5P_DATASET_CREATE));
+  if (storage.chunks.empty()) return dcpl;
   std::vector<hsize_t> chunks(storage.chunks.begin(), storage.chunks.end());
-  failed.ok(H5Pset_chunk(dcpl, static_cast<int>(chunks.size()), chunks.data()), what);
-  if (storage.gzip > 0) failed.ok(H5Pset_deflate(dcpl, static_cast<unsigned>(storage.gzip)), what);
+  TRA_H5_COLLECTIVE(H5Pset_chunk(dcpl, static_cast<int>(chunks.size()), chunks.data()));
+  if (storage.gzip > 0) TRA_H5_COLLECTIVE(H5Pset_deflate(dcpl, static_cast<unsigned>(storage.gzip)));
   return dcpl;
+}
+
+// float32 is rounded here, not by HDF5 (whose conversion would turn a
+// collective write independent); beyond float's range is ±inf, as numpy's
+// astype gives (a plain cast would be undefined).
+std::vector<float> narrowed(const std::vector<Scalar>& values) {
+  constexpr double top = std::numeric_limits<float>::max();
+  std::vector<float> out(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    out[i] = v > top ? std::numeric_limits<float>::infinity() : v < -top ? -std::numeric_limits<float>::infinity() : static_cast<float>(v);
+  }
+  return out;
 }
 
 // The dataset is created by every rank (collective) whatever failed before;
 // only this rank's own writes stop at its first failure. `rounds` > 0: the
 // writes are collective (parallel HDF5 compresses only in collective
 // writes), one chunk per rank per round, `rounds` in all on every rank; a
-// rank out of chunks (or failed) takes part with an empty selection.
+// rank out of chunks, or failed, takes part with an empty selection.
 void write_dataset(hid_t file, const DatasetData& ds, int rounds, Failure& failed) {
   const std::string what = "cannot write dataset " + ds.dataset;
   const int rank = static_cast<int>(ds.tensor_shape.size());
   std::vector<hsize_t> dims(ds.tensor_shape.begin(), ds.tensor_shape.end());
   // A rank-0 tensor (a scalar, e.g. a full sum) is a scalar dataspace.
-  Dataspace file_space(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims.data(), nullptr));
-  PropList lcpl(H5Pcreate(H5P_LINK_CREATE));
-  PropList dcpl(creation_properties(ds.storage, failed, what));
-  PropList dxpl(H5Pcreate(H5P_DATASET_XFER));
-  if (!failed.ok(file_space.get(), what) || !failed.ok(lcpl.get(), what) || !failed.ok(H5Pset_create_intermediate_group(lcpl.get(), 1), what) ||
-      !failed.ok(dxpl.get(), what) || !failed.ok(H5Pset_dxpl_mpio(dxpl.get(), rounds > 0 ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT), what))
-    return;
+  Dataspace file_space(TRA_H5_COLLECTIVE(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims.data(), nullptr)));
+  PropList lcpl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_LINK_CREATE)));
+  TRA_H5_COLLECTIVE(H5Pset_create_intermediate_group(lcpl.get(), 1));
+  PropList dcpl(creation_properties(ds.storage));
+  PropList dxpl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_DATASET_XFER)));
+  TRA_H5_COLLECTIVE(H5Pset_dxpl_mpio(dxpl.get(), rounds > 0 ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT));
   const hid_t stored = ds.storage.float32 ? H5T_IEEE_F32LE : hdf5_scalar();
+  errno = 0;
   Dataset d(H5Dcreate2(file, ds.dataset.c_str(), stored, file_space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
-  if (!failed.ok(d.get(), what)) return;
+  if (!failed.ok(d.get(), what)) return;  // collective: failed on every rank
+  // The same memory type on every rank, an empty selection included: a
+  // conversion on any one rank turns the collective write independent,
+  // which a compressed dataset refuses.
+  const hid_t in_memory = ds.storage.float32 ? H5T_NATIVE_FLOAT : hdf5_scalar();
+  static const double nothing = 0;  // HDF5 wants a buffer even for an empty selection
   const size_t calls = rounds > 0 ? static_cast<size_t>(rounds) : ds.local.size();
   for (size_t r = 0; r < calls; ++r) {
-    const bool mine = r < ds.local.size() && failed.text.empty();
+    bool mine = r < ds.local.size() && failed.text.empty();
     if (!mine && rounds == 0) return;
     std::vector<hsize_t> start(static_cast<size_t>(rank)), count(static_cast<size_t>(rank), 1);
     std::vector<Scalar> host;
-    std::vector<float> narrow;  // float32: rounded here, not by HDF5 (whose conversion turns collective writes independent)
+    std::vector<float> narrow;
     if (mine) {
       const Tuple& t = ds.local[r];
       for (int i = 0; i < rank; ++i) {
@@ -93,24 +119,25 @@ void write_dataset(hid_t file, const DatasetData& ds, int rounds, Failure& faile
         start[i] = static_cast<hsize_t>(t.key[i] * t.chunk.shape[i]);
       }
       host = t.chunk.to_host();
-      if (ds.storage.float32) narrow.assign(host.begin(), host.end());
+      if (ds.storage.float32) narrow = narrowed(host);
     }
     Dataspace mem(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, count.data(), nullptr));
-    herr_t selected = 0;
-    if (!mine) selected = std::min(H5Sselect_none(file_space.get()), H5Sselect_none(mem.get()));
-    else if (rank == 0) selected = H5Sselect_all(file_space.get());
-    else selected = H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-    static const double nothing = 0;  // HDF5 wants a buffer even for an empty selection
+    errno = 0;
+    if (mine) {
+      const herr_t selected = rank == 0 ? H5Sselect_all(file_space.get())
+                                        : H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+      mine = failed.ok(mem.get(), what) && failed.ok(selected, what);
+      if (!mine && rounds == 0) return;
+    }
+    if (!mine) {
+      // Taking part in the collective write with nothing (a write cannot
+      // be skipped on one rank: the others would wait in it).
+      mem = Dataspace(TRA_H5_COLLECTIVE(H5Screate(H5S_SCALAR)));
+      TRA_H5_COLLECTIVE(H5Sselect_none(mem.get()));
+      TRA_H5_COLLECTIVE(H5Sselect_none(file_space.get()));
+    }
     const void* data = !mine ? static_cast<const void*>(&nothing) : ds.storage.float32 ? static_cast<const void*>(narrow.data()) : host.data();
     errno = 0;
-    if (!failed.ok(mem.get(), what) || !failed.ok(selected, what)) {
-      if (rounds == 0) return;
-      continue;  // (a collective write cannot be skipped; its selection is empty from here on)
-    }
-    // The same memory type on every rank, an empty selection included: a
-    // conversion on any one rank turns the collective write independent,
-    // which a compressed dataset refuses.
-    const hid_t in_memory = ds.storage.float32 ? H5T_NATIVE_FLOAT : hdf5_scalar();
     if (!failed.ok(H5Dwrite(d.get(), in_memory, mem.get(), file_space.get(), dxpl.get(), data), what) && rounds == 0) return;
   }
 }
@@ -138,7 +165,7 @@ std::string temporary_name(const std::string& path, const std::string& suffix) {
 
 double file_bytes(const FileData& f) {
   double bytes = 1 << 20;
-  for (const auto& ds : f.datasets) bytes += static_cast<double>(volume(ds.tensor_shape)) * (ds.storage.float32 ? 4.0 : sizeof(Scalar));
+  for (const auto& ds : f.datasets) bytes += ds.storage.stored_bytes(ds.tensor_shape);
   for (const auto& [name, value] : f.attributes) bytes += static_cast<double>(name.size() + value.size());
   return bytes;
 }

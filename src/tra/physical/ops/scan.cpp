@@ -35,7 +35,7 @@ std::string source_text(const model::TensorDecl& t) {
   std::string s = shape_string(t.shape) + (t.chunk ? " chunk " + shape_string(*t.chunk) : "") + " from ";
   if (const auto* g = std::get_if<model::Generator>(&t.source)) return s + g->str();
   const auto& h = std::get<model::Hdf5Source>(t.source);
-  return s + h.file + ":" + h.dataset;
+  return s + h.file + ":" + h.dataset + (h.start.empty() ? "" : " from " + shape_string(h.start));
 }
 
 }  // namespace

@@ -164,7 +164,7 @@ TEST(TraDeckErrors, YamlSyntaxError) {
 TEST(TraDeckErrors, UnknownTopLevelKey) {
   const std::string msg = error_of("tensors: []\ngraph: []\ngrahp: []\n");
   EXPECT_TRUE(starts_with(msg, "deck.yaml:3:1: unknown key 'grahp' in the deck")) << msg;
-  EXPECT_NE(msg.find("expected one of: graph, outputs, run, tensors"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("expected one of: graph, outputs, params, run, tensors, train"), std::string::npos) << msg;
 }
 
 TEST(TraDeckErrors, UnknownKeyInTensor) {
@@ -201,12 +201,15 @@ TEST(TraDeckErrors, UnknownGenerator) {
 
 TEST(TraDeckErrors, BadStatementPointsInsideTheString) {
   const std::string tensors = kHead + "    source: zeros\ngraph:\n";  // graph entries on line 6
-  // Plain scalar at column 5: '$' is at offset 16 of the statement.
-  std::string msg = error_of(tensors + "  - C[i,j] = A[i,j] $\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:6:21: unexpected character '$'")) << msg;
-  // Quoted: the statement's text starts at column 6, so '$' is at column 22.
+  // Plain scalar at column 5: '@' is at offset 16 of the statement.
+  std::string msg = error_of(tensors + "  - C[i,j] = A[i,j] @\n");
+  EXPECT_TRUE(starts_with(msg, "deck.yaml:6:21: unexpected character '@'")) << msg;
+  // Quoted: the statement's text starts at column 6, so '@' is at column 22.
+  msg = error_of(tensors + "  - \"C[i,j] = A[i,j] @\"\n");
+  EXPECT_TRUE(starts_with(msg, "deck.yaml:6:22: unexpected character '@'")) << msg;
+  // A '$' there is a parameter reference (params:), located the same way.
   msg = error_of(tensors + "  - \"C[i,j] = A[i,j] $\"\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:6:22: unexpected character '$'")) << msg;
+  EXPECT_TRUE(starts_with(msg, "deck.yaml:6:22: '$' starts a parameter reference")) << msg;
   msg = error_of(tensors + "  - 'C[i,j] = foo(A[i,j])'\n");
   EXPECT_TRUE(starts_with(msg, "deck.yaml:6:15: unknown function 'foo'")) << msg;
 }
