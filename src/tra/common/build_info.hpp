@@ -10,6 +10,9 @@ namespace tra {
 
 const char* version();     // "0.1.0"
 const char* git_commit();  // "1e46750ab3c2", or "unknown" outside a git checkout
-std::string version_line(const std::string& program);  // "tra-run 0.1.0 (git 1e46750ab3c2)"
+// The Kokkos it was built against and its backends: "Kokkos 4.6.1 OpenMP+Serial".
+std::string kokkos_build();
+// "tra-run 0.1.0 (git 1e46750ab3c2, Kokkos 3.4.1 Serial)"
+std::string version_line(const std::string& program);
 
 }  // namespace tra
