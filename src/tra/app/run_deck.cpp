@@ -19,6 +19,7 @@
 #include "tra/app/train_loop.hpp"
 #include "tra/comm/agreement.hpp"
 #include "tra/common/build_info.hpp"
+#include "tra/common/kokkos_types.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/peak_memory.hpp"
 #include "tra/common/timer.hpp"
@@ -238,7 +239,10 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
       throw UserError("the HDF5 inputs differ between nodes (rank 0 reads " + shapes_on_0 + "; this rank reads " + shapes +
                       "); every rank must see the same files");
   });
-  Log::progress("planning for " + std::to_string(c.size()) + " rank(s)");
+  // Threads per rank: Kokkos' host backend (OpenMP: OMP_NUM_THREADS) runs
+  // the element loops, the BLAS its own (OPENBLAS_NUM_THREADS).
+  const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  Log::progress("planning for " + std::to_string(c.size()) + " rank(s) x " + std::to_string(threads) + " thread(s) (" + kokkos_build() + ")");
   Stopwatch planning;
   const MemoryLimit limit = memory_limit(wf, c);
   optimizer.memory_per_rank = limit.bytes;
