@@ -92,7 +92,9 @@ physical::OptimizerOptions optimizer_options(const model::Workflow& wf, const Ru
     if (std::find(known.begin(), known.end(), name) == known.end()) fail("unknown rule or strategy '" + name + "'; known: " + list);
   };
   physical::OptimizerOptions o;
-  for (const auto& [name, where] : wf.run.optimizer.disable) {
+  for (const auto& entry : wf.run.optimizer.disable) {  // (no structured binding: lambdas capture it only from C++20)
+    const std::string& name = entry.first;
+    const SourceLoc& where = entry.second;
     check(name, [&](const std::string& m) { throw UserError(where, m); });
     o.disabled.insert(name);
   }

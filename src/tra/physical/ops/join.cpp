@@ -54,7 +54,9 @@ void infer_join(IaNode& n, const Context& c) {
   std::vector<std::unordered_map<Key, std::vector<const Key*>, KeyHash>> right(static_cast<size_t>(s) + 1);
   for (const auto& [k, site] : r.dist.at) right[static_cast<size_t>((r.dist.everywhere ? kEverySite : site) + 1)][project(k, p.keys_right)].push_back(&k);
   n.dist.everywhere = l.dist.everywhere && r.dist.everywhere;
-  for (const auto& [lk, lsite] : l.dist.at) {
+  for (const auto& entry : l.dist.at) {  // (no structured binding: lambdas capture it only from C++20)
+    const Key& lk = entry.first;
+    const int lsite = entry.second;
     const Key joined = project(lk, p.keys_left);
     auto emit = [&](int rsite, int out_site) {
       const auto& at_site = right[static_cast<size_t>(rsite + 1)];
