@@ -1,6 +1,10 @@
 """The two FFNN training decks of TRA §6.3 (Google-speech-like and
 Amazon-XML-like) at the papers' sizes and small, as perf/train/run and
 perf/threads/run build them over data from inputs/data/make_ffnn_training.py."""
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # rows (a multiple of the batch), features, hidden, classes, batch, lr
 SHAPES = {
@@ -38,3 +42,10 @@ def deck(kind, data, s, iterations):
         f"  iterations: {iterations}\n"
         "  order: sequential\n"
         f"  log: {{file: {kind}.csv}}\n")
+
+
+def make_data(kind, s, out):
+    """The data file of `kind` at shape `s` (one of SHAPES or QUICK)."""
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "inputs", "data", "make_ffnn_training.py"), "--kind", kind,
+                    "--rows", str(s["rows"]), "--features", str(s["features"]), "--hidden", str(s["hidden"]),
+                    "--classes", str(s["classes"]), "--out", out], check=True)

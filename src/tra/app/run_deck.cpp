@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <ctime>
 #include <functional>
 #include <map>
 #include <set>
@@ -13,6 +12,7 @@
 #include "tra/app/checkpoint.hpp"
 #include "tra/app/json_report.hpp"
 #include "tra/app/output_paths.hpp"
+#include "tra/app/provenance.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
 #include "tra/app/result_dataset.hpp"
@@ -167,21 +167,6 @@ std::string command_line(int argc, char** argv) {
 
 namespace {
 
-// When and where the run happened, as recorded in its outputs: UTC, ISO 8601.
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return text;
-}
-
-// "NAME=VALUE" per line, as the deck's params: ended up after --set.
-std::string params_text(const model::Workflow& wf) {
-  std::string out;
-  for (const auto& p : wf.params) out += p.name + "=" + p.value + "\n";
-  return out;
-}
-
 // Each HDF5-sourced tensor's name, shape and selection, on one line.
 std::string input_shapes(const model::Workflow& wf) {
   std::string out;
@@ -189,17 +174,6 @@ std::string input_shapes(const model::Workflow& wf) {
     if (auto h = std::get_if<model::Hdf5Source>(&t.source))
       out += (out.empty() ? "" : ", ") + t.name + " " + shape_string(t.source_shape()) + (h->start.empty() ? "" : " from " + shape_string(h->start));
   return out.empty() ? "none" : out;
-}
-
-std::string join_lines(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) out += l + "\n";
-  return out;
-}
-
-std::string host_name() {
-  char name[256] = {};
-  return gethostname(name, sizeof(name) - 1) == 0 ? name : "unknown";
 }
 
 }  // namespace
@@ -356,21 +330,12 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     f.datasets.push_back(result_dataset(ex, ia, o.ia_node, o.decl->dataset, c));
     f.datasets.back().storage = o.storage;
   }
+  // Every file records the same (rank 0's times: the writer writes rank 0's attributes).
+  const std::map<std::string, std::string> recorded =
+      provenance(wf, facts, {tra_text, ia_text, report, json_report(planned, ex.stats(), ex.totals(), facts)});
   double writing_seconds = 0;
   for (auto& [path, f] : files) {
-    f.attributes["tra_deck"] = wf.deck_text;
-    f.attributes["tra_deck_path"] = wf.deck_path;
-    f.attributes["tra_tra_plan"] = tra_text;
-    f.attributes["tra_ia_plan"] = ia_text;
-    f.attributes["tra_ranks"] = std::to_string(c.size());
-    f.attributes["tra_version"] = version_line("tra-run");
-    f.attributes["tra_command_line"] = opt.command_line;
-    f.attributes["tra_params"] = params_text(wf);
-    f.attributes["tra_overrides"] = join_lines(wf.overrides);
-    f.attributes["tra_date"] = started;
-    f.attributes["tra_host"] = host;
-    f.attributes["tra_report"] = report;
-    f.attributes["tra_report_json"] = json_report(planned, ex.stats(), ex.totals(), facts);  // rank 0's is written (its times)
+    f.attributes = recorded;
     Log::progress("writing " + path);
     Stopwatch writing;
     io::hdf5::write_file(c, f);

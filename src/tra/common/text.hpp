@@ -1,5 +1,7 @@
 #pragma once
-// Text helpers for plans and reports, which are UTF-8 (Σ, ⋈, λ, ∘).
+// Text helpers for plans and reports, which are UTF-8 (Σ, ⋈, λ, ∘), and for
+// the names decks use.
+#include <cctype>
 #include <string>
 
 namespace tra {
@@ -27,6 +29,17 @@ inline size_t display_width(const std::string& s) {
 inline std::string pad_right(const std::string& s, size_t width) {
   const size_t w = display_width(s);
   return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+// Names in decks (tensors, statements, labels, parameters): a letter or '_',
+// then letters, digits or '_'.
+inline bool identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+inline bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+inline bool is_identifier(const std::string& s) {
+  if (s.empty() || !identifier_start(s[0])) return false;
+  for (char c : s)
+    if (!identifier_char(c)) return false;
+  return true;
 }
 
 }  // namespace tra

@@ -92,6 +92,11 @@ bool folds_in_gemm(const IaPlan& plan, int j, int agg) {
   return agg >= 0 && plan.node(agg).agg().kernel.fold() == einsum::AggOp::Sum && plan.node(j).join().kernel.adds_into();
 }
 
+std::string IaNode::where() const {
+  if (kind() == Kind::Scan || kind() == Kind::Shuffle) return placement().str();
+  return dist.everywhere ? "All" : scattered ? "Scattered" : "one site each";
+}
+
 std::string IaPlan::str() const {
   std::ostringstream os;
   int last_tra = -2;
@@ -107,9 +112,7 @@ std::string IaPlan::str() const {
       for (size_t k = 0; k < n.inputs.size(); ++k) os << (k ? ", " : "") << "p" << n.inputs[k];
       os << ")";
     }
-    std::string where = n.dist.everywhere ? "All" : n.scattered ? "Scattered" : "one site each";
-    if (n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::Shuffle) where = n.placement().str();
-    os << "   " << n.type.str() << ", " << n.dist.tuples() << " tuples, " << where;
+    os << "   " << n.type.str() << ", " << n.dist.tuples() << " tuples, " << n.where();
     if (n.moves()) os << ", moves " << n.predicted_floats << " floats (paper cost " << std::setprecision(6) << n.paper_cost << ")";
     os << "\n";
   }

@@ -191,6 +191,9 @@ struct IaNode {
   bool is_map1() const { return kind() == Kind::LocalMap && !map().expand; }  // one tuple to one
   bool is_replica() const { return kind() == Kind::LocalMap && map().replica; }  // a join strategy's replication
   std::string name() const;
+  // Where its tuples are: a Scan's or Shuffle's placement, else All,
+  // Scattered, or one site each (EXPLAIN text, --explain=dot).
+  std::string where() const;
 };
 
 struct IaPlan {

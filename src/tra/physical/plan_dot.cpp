@@ -30,9 +30,8 @@ const char* style_of(IaNode::Kind k) {
 
 std::string label_of(const IaNode& n, int i) {
   std::ostringstream os;
-  os << "p" << i << " " << n.name() << "\n" << (n.detail.empty() ? "" : n.detail + "\n") << n.type.str() << ", " << n.dist.tuples() << " tuples, ";
-  if (n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::Shuffle) os << n.placement().str();
-  else os << (n.dist.everywhere ? "All" : n.scattered ? "Scattered" : "one site each");
+  os << "p" << i << " " << n.name() << "\n" << (n.detail.empty() ? "" : n.detail + "\n") << n.type.str() << ", " << n.dist.tuples() << " tuples, "
+     << n.where();
   if (n.moves()) os << "\nmoves " << n.predicted_floats << " floats";
   return os.str();
 }

@@ -7,10 +7,7 @@
 #include <regex>
 #include <string>
 
-#include "tra/io/deck/deck_reader.hpp"
-#include "tra/logical/lower.hpp"
-#include "tra/physical/compile.hpp"
-#include "tra/physical/optimizer.hpp"
+#include "support/planned.hpp"
 #include "tra/physical/plan_dot.hpp"
 
 namespace tra::physical {
@@ -25,10 +22,7 @@ const char* kDeck =
     "  - \"R[i,k] = relu(H[i,k])\"\n"
     "outputs:\n  - {tensor: R, file: r.h5}\n";
 
-IaPlan planned(int ranks) {
-  const model::Workflow wf = io::parse_deck(kDeck, "deck.yaml", "");
-  return optimize(compile(logical::lower(wf, ranks).plan, ranks), OptimizerOptions{}).chosen;
-}
+IaPlan planned(int ranks) { return test::planned(kDeck, ranks); }
 
 size_t count(const std::string& text, const std::regex& re) {
   return static_cast<size_t>(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));

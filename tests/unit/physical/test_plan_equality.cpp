@@ -5,10 +5,7 @@
 
 #include <string>
 
-#include "tra/io/deck/deck_reader.hpp"
-#include "tra/logical/lower.hpp"
-#include "tra/physical/compile.hpp"
-#include "tra/physical/optimizer.hpp"
+#include "support/planned.hpp"
 
 namespace tra::physical {
 namespace {
@@ -25,11 +22,9 @@ const char* kDeck =
     "outputs:\n  - {tensor: G, file: g.h5}\n";
 
 IaPlan planned(const std::string& deck, int ranks, const std::string& strategy = "auto") {
-  const model::Workflow wf = io::parse_deck(deck, "deck.yaml", "");
-  const logical::Lowering low = logical::lower(wf, ranks);
   OptimizerOptions o;
   o.strategy = strategy;
-  return optimize(compile(low.plan, ranks), o).chosen;
+  return test::planned(deck, ranks, o);
 }
 
 TEST(PlanEquality, TheSameDeckPlansToEqualPlans) {

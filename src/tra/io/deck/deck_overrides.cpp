@@ -1,8 +1,9 @@
 #include "tra/io/deck/deck_overrides.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <sstream>
+
+#include "tra/common/text.hpp"
 
 namespace tra::io {
 namespace {
@@ -142,9 +143,6 @@ void apply(YAML::Node& root, const DeckOverride& o, PlacedNodes& placed) {
   }
 }
 
-bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 class ParamSubstitution {
  public:
   ParamSubstitution(std::vector<model::DeckParam>& params, const std::string& deck, const PlacedNodes& placed)
@@ -192,8 +190,8 @@ class ParamSubstitution {
       }
       const bool braced = i + 1 < text.size() && text[i + 1] == '{';
       size_t from = i + (braced ? 2 : 1), to = from;
-      if (to < text.size() && name_start(text[to]))
-        while (to < text.size() && name_char(text[to])) ++to;
+      if (to < text.size() && identifier_start(text[to]))
+        while (to < text.size() && identifier_char(text[to])) ++to;
       if (to == from || (braced && (to >= text.size() || text[to] != '}')))
         fail(n, i, "'$' starts a parameter reference ($n or ${n}, n declared in params:); write $$ for a dollar sign");
       out += value_of(n, i, text.substr(from, to - from));
@@ -256,7 +254,7 @@ std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::str
     for (auto it = block.begin(); it != block.end(); ++it) {
       const std::string name = it->first.Scalar();
       const SourceLoc at = node_loc(it->first, deck, placed);
-      if (name.empty() || !name_start(name[0]) || !std::all_of(name.begin(), name.end(), name_char))
+      if (!is_identifier(name))
         throw UserError(at, "parameter name '" + name + "' must be a letter or '_' followed by letters, digits or '_'");
       if (!it->second.IsScalar())
         throw UserError(node_loc(it->second, deck, placed), "parameter '" + name + "' must be a single value (a number or a word), not a list or a mapping");

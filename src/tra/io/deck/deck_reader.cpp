@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "tra/common/text.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/io/deck/deck_overrides.hpp"
 #include "tra/io/hdf5/dataset_extents.hpp"
@@ -188,13 +189,6 @@ class DeckReader {
     return out + "]";
   }
 
-  static bool valid_name(const std::string& s) {
-    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-    for (char c : s)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-    return true;
-  }
-
   std::string resolve(const std::string& file) const {
     fs::path p(file);
     if (p.is_relative() && !base_.empty()) p = fs::path(base_) / p;
@@ -210,7 +204,7 @@ class DeckReader {
       TensorDecl d;
       d.loc = loc(t);
       d.name = scalar(t, "name", "a tensor");
-      if (!valid_name(d.name)) fail(t["name"], "tensor name '" + d.name + "' must be a letter or '_' followed by letters, digits or '_'");
+      if (!is_identifier(d.name)) fail(t["name"], "tensor name '" + d.name + "' must be a letter or '_' followed by letters, digits or '_'");
       if (!seen.insert(d.name).second) fail(t["name"], "tensor '" + d.name + "' is declared twice");
       const YAML::Node src = t["source"];
       if (!src) fail(t, "tensor '" + d.name + "' needs 'source': a generator such as uniform(-1, 1, 7) or {file: ..., dataset: ...}");
@@ -453,7 +447,7 @@ class DeckReader {
     const std::string op = scalar(s, "op", "a TRA statement");
     t.input = scalar(s, "input", "a TRA statement");
     t.output = scalar(s, "output", "a TRA statement");
-    if (!valid_name(t.output)) fail(s["output"], "output name '" + t.output + "' is not a valid name");
+    if (!is_identifier(t.output)) fail(s["output"], "output name '" + t.output + "' is not a valid name");
     if (op == "filter") {
       check_keys(s, {"op", "input", "output", "where"}, "a filter");
       t.op = TraStatement::Op::Filter;
