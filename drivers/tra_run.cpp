@@ -67,7 +67,9 @@ int main(int argc, char** argv) {
   for (auto& a : args) joined.push_back(a.data());
   if (const int code = tra::app::parse_command_line(app, static_cast<int>(joined.size()), joined.data(), rank); code >= 0) return code;
   tra::Log::verbose = opt.verbose;
-  if (app.count("--explain") && explain != "plan" && explain != "analyze" && explain != "dot") {
+  // CLI11 reads `--explain=` (an empty mode) as a bare --explain.
+  const bool empty_explain = std::find(args.begin(), args.end(), "--explain=") != args.end();
+  if (app.count("--explain") && (empty_explain || (explain != "plan" && explain != "analyze" && explain != "dot"))) {
     if (rank == 0) std::cerr << "tra-run: error: --explain=" << explain << ": expected --explain, --explain=plan, --explain=analyze or --explain=dot" << std::endl;
     MPI_Finalize();
     return 2;

@@ -2,14 +2,16 @@
 // Training checkpoints (train: checkpoint: {file, every}; tra-run --resume):
 // one HDF5 file holding every loop-carried tensor (the parameters and the
 // optimizer's state, dataset /X for tensor X), the number of iterations done,
-// and a description of the training setup (optimizer, batch order, batches
-// per epoch) that a resume must match. Written like every output: under a
+// the training setup (optimizer, batch order, batches per epoch) that a
+// resume must match, and what the bit-for-bit promise of a resume depends
+// on (the rank count and the IA plan). Written like every output: under a
 // temporary name, renamed into place.
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tra/app/plan_deck.hpp"
 #include "tra/comm/communicator.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/exec/host_tensor.hpp"
@@ -17,14 +19,26 @@
 
 namespace tra::app {
 
-// What a checkpoint must match to be resumed: the update rule with its
-// hyperparameters, the batch order and the batches per epoch.
-std::string training_setup(const model::TrainSettings& train, Index batches_per_epoch);
+// One part of what a resume must match, with where the deck says it.
+struct SetupPart {
+  std::string text;  // "sgd lr 0.3", "order sequential", "4 batch(es) per epoch"
+  SourceLoc where;
+};
+
+// What a checkpoint records about the run that wrote it.
+struct CheckpointRecord {
+  std::vector<SetupPart> setup;  // must match to resume
+  int ranks = 1;                 // a resume is bit for bit on the same ranks ...
+  std::string plan;              // ... and the same IA plan (its text's digest)
+  std::string partitioner;       // the plan's partitioner, for the message when plans differ
+};
+
+CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::TrainSettings& train, Index batches_per_epoch, int ranks);
 
 // Writes the results of `next_nodes` (carried tensor X -> the node of X.next)
 // after `done` iterations. Collective.
 void write_checkpoint(const comm::Communicator& c, const std::string& path, const exec::Executor& ex, const physical::IaPlan& plan,
-                      const std::map<std::string, int>& next_nodes, Index done, const std::string& setup);
+                      const std::map<std::string, int>& next_nodes, Index done, const CheckpointRecord& record);
 
 struct Checkpoint {
   Index done = 0;  // iterations completed
@@ -32,9 +46,12 @@ struct Checkpoint {
 };
 
 // Reads `path` on every rank and checks it against the deck: the same
-// setup, every carried tensor present with its shape (`shapes`), iterations
-// left to run. Mismatches are UserErrors naming --resume and the file.
-Checkpoint read_checkpoint(const comm::Communicator& c, const std::string& path, const std::map<std::string, Shape>& shapes,
-                           const std::string& setup, Index iterations);
+// setup, every carried tensor present with its shape and finite values,
+// iterations left to run, and the same file on every rank (the ranks
+// compare digests of what they read). Mismatches are UserErrors naming
+// --resume, the file and, where the deck says what differs, its place. A
+// checkpoint written on other ranks or under another plan resumes with a
+// warning: the result then equals the uninterrupted run's within rounding.
+Checkpoint read_checkpoint(const comm::Communicator& c, const std::string& path, const PlannedDeck& planned, const CheckpointRecord& now);
 
 }  // namespace tra::app

@@ -40,7 +40,7 @@ std::string number(double x) {
 }  // namespace
 
 std::string json_report(const PlannedDeck& planned, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
-                        const RunFacts& facts) {
+                        const RunFacts& facts, const std::vector<IterationTimes>& iterations) {
   const physical::IaPlan& plan = planned.optimized.chosen;
   std::ostringstream os;
   os << "{\n  \"version\": " << quoted(facts.version) << ",\n  \"command_line\": " << quoted(facts.command_line)
@@ -68,13 +68,32 @@ std::string json_report(const PlannedDeck& planned, const std::vector<exec::Node
        << ", \"predicted_floats\": " << n.predicted_floats << ", \"moved_floats\": " << r.floats_moved << ", \"gflop\": " << number(g)
        << ", \"gflops\": " << number(r.seconds > 0 ? g / r.seconds : 0) << ", \"detail\": " << quoted(n.detail) << "}";
   }
-  os << "],\n  \"totals\": {\"wall_seconds\": " << number(facts.wall_seconds) << ", \"reading_seconds\": " << number(totals.reading)
-     << ", \"operator_seconds\": " << number(totals.operators) << ", \"planning_seconds\": " << number(facts.planning_seconds)
+  os << "]";
+  // A training run's totals are the whole run's; the operators above, and
+  // per_iteration's "last", are its last iteration.
+  double reading = totals.reading, operators = totals.operators, run_gflop = gflop;
+  Index run_predicted = predicted, run_moved = moved;
+  if (!iterations.empty()) {
+    const IterationSummary s = summarize(iterations);
+    const auto times = [&](const IterationTimes& t) {
+      return "{\"wall_seconds\": " + number(t.wall) + ", \"reading_seconds\": " + number(t.reading) + ", \"operator_seconds\": " + number(t.operators) +
+             ", \"gflop\": " + number(gflop) + ", \"moved_floats\": " + std::to_string(t.moved) + "}";
+    };
+    os << ",\n  \"operators_scope\": \"last iteration\",\n  \"per_iteration\": {\"median\": " << times(s.median) << ",\n    \"last\": " << times(s.last)
+       << "}";
+    reading = s.sum.reading;
+    operators = s.sum.operators;
+    run_gflop = gflop * static_cast<double>(s.count);
+    run_predicted = predicted * s.count;
+    run_moved = s.sum.moved;
+  }
+  os << ",\n  \"totals\": {\"wall_seconds\": " << number(facts.wall_seconds) << ", \"reading_seconds\": " << number(reading)
+     << ", \"operator_seconds\": " << number(operators) << ", \"planning_seconds\": " << number(facts.planning_seconds)
      << ", \"total_seconds\": " << number(facts.total_seconds)
-     << (facts.writing_seconds >= 0 ? ", \"writing_seconds\": " + number(facts.writing_seconds) : std::string()) << ", \"gflop\": " << number(gflop)
-     << ", \"gflops\": " << number(totals.operators > 0 ? gflop / totals.operators : 0) << ", \"predicted_floats\": " << predicted
-     << ", \"moved_floats\": " << moved << ", \"peak_resident_bytes\": " << facts.peak_resident_bytes
-     << ", \"iterations\": " << facts.iterations << "}\n}\n";
+     << (facts.writing_seconds >= 0 ? ", \"writing_seconds\": " + number(facts.writing_seconds) : std::string()) << ", \"gflop\": " << number(run_gflop)
+     << ", \"gflops\": " << number(operators > 0 ? run_gflop / operators : 0) << ", \"predicted_floats\": " << run_predicted
+     << ", \"moved_floats\": " << run_moved << ", \"peak_resident_bytes\": " << facts.peak_resident_bytes
+     << ", \"iterations\": " << facts.iterations << ", \"iterations_run\": " << static_cast<Index>(iterations.size()) << "}\n}\n";
   return os.str();
 }
 

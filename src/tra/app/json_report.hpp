@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tra/app/plan_deck.hpp"
+#include "tra/app/report.hpp"
 #include "tra/exec/executor.hpp"
 
 namespace tra::app {
@@ -20,7 +21,10 @@ struct RunFacts {  // what the report says about the run besides its operators
   double writing_seconds = -1;  // the outputs' writing; < 0: not yet known (the output files' own copy)
 };
 
+// `iterations`: a training run's (app/report.hpp). Its "operators" are then
+// the last iteration's ("operators_scope": "last iteration"), "totals" are
+// the whole run's sums, and "per_iteration" holds the median and the last.
 std::string json_report(const PlannedDeck& planned, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
-                        const RunFacts& facts);
+                        const RunFacts& facts, const std::vector<IterationTimes>& iterations = {});
 
 }  // namespace tra::app

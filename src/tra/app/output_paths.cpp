@@ -38,15 +38,23 @@ std::map<std::string, std::string> files_read(const model::Workflow& wf) {
 
 }  // namespace
 
-void check_other_files(const model::Workflow& wf, const std::vector<PlannedOutput>& outputs,
-                       const std::vector<std::pair<std::string, std::string>>& files) {
+void check_other_files(const model::Workflow& wf, const std::vector<PlannedOutput>& outputs, const std::vector<OtherFile>& files) {
   std::map<std::string, std::string> taken = files_read(wf);  // same_file_key -> what is there
   for (const auto& o : outputs) taken.emplace(same_file_key(o.path), "an output of the deck");
-  for (const auto& [what, path] : files) {
-    if (path.empty()) continue;
-    auto [at, fresh] = taken.emplace(same_file_key(path), what);
-    if (!fresh) throw UserError(what + " " + path + " is " + at->second + "; give it a file of its own");
-    io::hdf5::check_writable(path);
+  for (const auto& f : files) {
+    if (f.path.empty()) continue;
+    // At the deck's place when the deck names the file (an option names itself).
+    const auto fail = [&](const std::string& msg) {
+      if (f.where.known()) throw UserError(f.where, msg);
+      throw UserError(msg);
+    };
+    auto [at, fresh] = taken.emplace(same_file_key(f.path), f.what);
+    if (!fresh) fail(f.what + " " + f.path + " is " + at->second + "; give it a file of its own");
+    try {
+      io::hdf5::check_writable(f.path, f.what);
+    } catch (const UserError& e) {
+      fail(e.what());
+    }
   }
 }
 

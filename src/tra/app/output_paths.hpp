@@ -30,9 +30,16 @@ std::string resolve_output(const std::string& file, const std::string& output_di
 std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physical::IaPlan& ia, const std::vector<int>& nodes,
                                         const std::string& output_dir);
 
-// The other files a run writes, as (what, path) with "" for none: writable,
-// none over a file the run reads, an output or each other.
-void check_other_files(const model::Workflow& wf, const std::vector<PlannedOutput>& outputs,
-                       const std::vector<std::pair<std::string, std::string>>& files);
+// A file a run writes besides its outputs: the training log, the
+// checkpoint, --report.
+struct OtherFile {
+  std::string what;  // "the training log", "--report"
+  std::string path;  // resolved; "" for none
+  SourceLoc where;   // where the deck names it; unknown for an option (`what` names it)
+};
+
+// Each writable, none over a file the run reads, an output or each other;
+// UserError at the file's place otherwise.
+void check_other_files(const model::Workflow& wf, const std::vector<PlannedOutput>& outputs, const std::vector<OtherFile>& files);
 
 }  // namespace tra::app

@@ -52,11 +52,12 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
   table1.roots.clear();
   if (wf.outputs.empty())
     for (const std::string& sink : model::graph_sinks(wf)) table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(low.tensor_node.at(sink))]);
-  // A training run writes a parameter's trained value: its last update.
+  // A training run writes a loop-carried tensor (a parameter, an
+  // optimizer's state W.momentum, W.exp_avg ...) as the last update left it,
+  // as the checkpoint holds it: X.next, not the X the last iteration read.
   const bool updating = wf.train && wf.train->optimizer;
   auto written = [&](const std::string& t) {
-    const model::TensorDecl* d = wf.find_tensor(t);
-    return updating && d && d->param ? autodiff::next_name(t) : t;
+    return updating && low.tensor_node.count(autodiff::next_name(t)) ? autodiff::next_name(t) : t;
   };
   for (const auto& o : wf.outputs) {
     const int tra_node = low.tensor_node.at(written(o.tensor));

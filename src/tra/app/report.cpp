@@ -1,5 +1,6 @@
 #include "tra/app/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -31,10 +32,34 @@ double run_flops(const physical::IaPlan& plan, const std::vector<exec::NodeRun>&
   return plan.nodes[i].flops;
 }
 
+IterationSummary summarize(const std::vector<IterationTimes>& iterations) {
+  IterationSummary s;
+  s.count = static_cast<Index>(iterations.size());
+  if (iterations.empty()) return s;
+  s.last = iterations.back();
+  for (const auto& t : iterations) {
+    s.sum.wall += t.wall;
+    s.sum.reading += t.reading;
+    s.sum.operators += t.operators;
+    s.sum.moved += t.moved;
+  }
+  // Each time's own median (the upper one of an even count).
+  const auto median = [&](double IterationTimes::*field) {
+    std::vector<double> v;
+    for (const auto& t : iterations) v.push_back(t.*field);
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  s.median = {median(&IterationTimes::wall), median(&IterationTimes::reading), median(&IterationTimes::operators), s.last.moved};
+  return s;
+}
+
 std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
-                          double wall_seconds) {
+                          double wall_seconds, const std::vector<IterationTimes>& iterations) {
   std::ostringstream os;
   char line[512];
+  const bool training = !iterations.empty();
+  if (training) os << "per IA operator, the last of " << iterations.size() << " iteration(s) run:\n";
   std::snprintf(line, sizeof line, "%-5s %-6s %10s %14s %14s %10s  %s\n", "node", "op", "seconds", "pred. floats", "moved floats", "GFLOP/s",
                 "detail");
   os << line;
@@ -56,16 +81,32 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
                   detail.c_str());
     os << line;
   }
-  std::snprintf(line, sizeof line, "floats moved: predicted %lld, measured %lld%s\n", static_cast<long long>(predicted),
-                static_cast<long long>(measured), predicted == measured ? " (equal)" : " (DIFFERENT)");
+  std::snprintf(line, sizeof line, "floats moved%s: predicted %lld, measured %lld%s\n", training ? " in the last iteration" : "",
+                static_cast<long long>(predicted), static_cast<long long>(measured), predicted == measured ? " (equal)" : " (DIFFERENT)");
   os << line;
+  const double gflop = flops / 1e9;
+  if (training) {
+    // Two scopes, each labelled: an iteration's (median and last), and the
+    // whole run's sums, on which the summary line reports.
+    const IterationSummary s = summarize(iterations);
+    std::snprintf(line, sizeof line, "per iteration: median wall %.4f s (reading inputs %.4f s, operators %.4f s); last wall %.4f s (reading inputs %.4f s, operators %.4f s)\n",
+                  s.median.wall, s.median.reading, s.median.operators, s.last.wall, s.last.reading, s.last.operators);
+    os << line;
+    std::snprintf(line, sizeof line, "whole run, %lld iteration(s): wall %.4f s: reading inputs %.4f s, operators %.4f s\n",
+                  static_cast<long long>(s.count), wall_seconds, s.sum.reading, s.sum.operators);
+    os << line;
+    const double run_gflop = gflop * static_cast<double>(s.count);
+    std::snprintf(line, sizeof line, "tra-run: execute %.4f s, %.3f GFLOP, %.2f GFLOP/s, %lld floats moved (the whole run)\n", s.sum.operators,
+                  run_gflop, s.sum.operators > 0 ? run_gflop / s.sum.operators : 0.0, static_cast<long long>(s.sum.moved));
+    os << line;
+    return os.str();
+  }
   // Operator time without the reads of inputs (generation or HDF5), which
   // the summary line reports apart: it is what a baseline that starts from
   // data in memory is compared with.
   const double read_seconds = totals.reading, op_seconds = totals.operators;
   std::snprintf(line, sizeof line, "wall %.4f s: reading inputs %.4f s, operators %.4f s\n", wall_seconds, read_seconds, op_seconds);
   os << line;
-  const double gflop = flops / 1e9;
   std::snprintf(line, sizeof line, "tra-run: execute %.4f s, %.3f GFLOP, %.2f GFLOP/s, %lld floats moved\n", op_seconds, gflop,
                 op_seconds > 0 ? gflop / op_seconds : 0.0, static_cast<long long>(measured));
   os << line;

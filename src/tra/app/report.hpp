@@ -18,8 +18,26 @@ namespace tra::app {
 // then has none of its own. Both reports rate operators by it.
 double run_flops(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, size_t i);
 
+// One training iteration: its time (the slowest rank's), reading and
+// operator time (exec::RunTotals) and the floats its operators moved.
+struct IterationTimes {
+  double wall = 0, reading = 0, operators = 0;
+  Index moved = 0;
+};
+
+// A training run's iterations in the report's two scopes: per iteration
+// (the median and the last) and the whole run (sums).
+struct IterationSummary {
+  Index count = 0;
+  IterationTimes median, last, sum;
+};
+IterationSummary summarize(const std::vector<IterationTimes>& iterations);
+
+// `iterations`: a training run's (empty for any other run). The operator
+// table is then the last iteration's, and the totals are given per
+// iteration and for the whole run, each labelled.
 std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
-                          double wall_seconds);
+                          double wall_seconds, const std::vector<IterationTimes>& iterations = {});
 
 // EXPLAIN ANALYZE: per operator, the cost model's prediction beside the
 // measurement — floats moved (equal: placement is deterministic) and seconds.

@@ -25,6 +25,7 @@
 #include "tra/common/timer.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/io/deck/deck_reader.hpp"
+#include "tra/io/hdf5/dataset_digest.hpp"
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/io/hdf5/writer.hpp"
 #include "tra/io/text_file.hpp"
@@ -167,6 +168,25 @@ std::string command_line(int argc, char** argv) {
 
 namespace {
 
+// The ranks agree that each HDF5 input holds the same values where they
+// read it (io/hdf5/dataset_digest.hpp): UserError at the tensor otherwise.
+void agree_input_values(const model::Workflow& wf, const comm::Communicator& c) {
+  std::vector<std::pair<const model::TensorDecl*, std::string>> digests;
+  comm::agree(c, [&] {
+    for (const auto& t : wf.tensors)
+      if (auto h = std::get_if<model::Hdf5Source>(&t.source)) digests.emplace_back(&t, io::hdf5::dataset_digest(t, *h));
+  });
+  for (const auto& [t, digest] : digests) {
+    const std::string on_0 = c.broadcast(digest);
+    comm::agree(c, [&, t = t, digest = digest] {
+      const auto& h = std::get<model::Hdf5Source>(t->source);
+      if (digest != on_0)
+        throw UserError(t->loc, "tensor '" + t->name + "': dataset '" + h.dataset + "' of '" + h.file +
+                                    "' holds other values here than on rank 0; every rank must read the same file (a stale copy on one node?)");
+    });
+  }
+}
+
 // Each HDF5-sourced tensor's name, shape and selection, on one line.
 std::string input_shapes(const model::Workflow& wf) {
   std::string out;
@@ -215,6 +235,8 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
       throw UserError("the HDF5 inputs differ between nodes (rank 0 reads " + shapes_on_0 + "; this rank reads " + shapes +
                       "); every rank must see the same files");
   });
+  // And their values: a stale copy on one node has the same shape.
+  agree_input_values(wf, c);
   // Threads per rank: Kokkos' host backend (OpenMP: OMP_NUM_THREADS) runs
   // the element loops, the BLAS its own (OPENBLAS_NUM_THREADS).
   const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
@@ -229,7 +251,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
                              (planned.candidates.empty() ? std::string() : ", and no other labeling compared fits either") +
                              "; run on more ranks, or raise the limit";
     if (wf.run.memory_per_rank > 0) throw UserError(wf.run.memory_per_rank_loc, need);
-    throw UserError(need);
+    throw UserError(SourceLoc{opt.deck, 0, 0}, need + " (run: memory_per_rank: in the deck)");
   }
   for (const auto& [where, what] : model::unused(wf)) Log::warn(where.str() + ": " + what);
   if (wf.outputs.empty()) {
@@ -249,6 +271,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   const bool training = wf.train && wf.train->optimizer;
   TrainFiles train_files;
   std::string report_path;  // --report: the JSON run report
+  std::vector<OtherFile> other_files;
   comm::agree(c, [&] {
     outputs = plan_outputs(wf, ia, planned.output_nodes, opt.output_dir);
     if (!opt.resume.empty() && !training) throw UserError("--resume " + opt.resume + ": the deck does not train (no train: optimizer:)");
@@ -256,14 +279,14 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     if (training && !wf.train->log_file.empty()) train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
     if (training && !wf.train->checkpoint_file.empty()) train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
     if (!opt.report.empty()) report_path = resolve_output(opt.report, "");
-    check_other_files(wf, outputs, {{"the training log", train_files.log}, {"the checkpoint", train_files.checkpoint}, {"--report", report_path}});
+    other_files = {{"the training log", train_files.log, training ? wf.train->log_loc : SourceLoc{}},
+                   {"the checkpoint", train_files.checkpoint, training ? wf.train->checkpoint_loc : SourceLoc{}},
+                   {"--report", report_path, SourceLoc{}}};
+    check_other_files(wf, outputs, other_files);
   });
   Checkpoint resume;
-  if (!opt.resume.empty()) {
-    std::map<std::string, Shape> shapes;
-    for (const auto& [name, carried] : planned.carried) shapes[name] = ia.node(carried.next).type.tensor_shape();
-    resume = read_checkpoint(c, opt.resume, shapes, training_setup(*wf.train, model::batches_per_epoch(wf)), wf.train->iterations);
-  }
+  if (!opt.resume.empty())
+    resume = read_checkpoint(c, opt.resume, planned, checkpoint_record(planned, *wf.train, model::batches_per_epoch(wf), c.size()));
   const double plan_seconds = planning.seconds();
 
   const std::string tra_text = low.plan.str();
@@ -297,10 +320,22 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   const bool analyze = opt.explain == RunOptions::Explain::Analyze;
   std::unique_ptr<exec::Executor> executor;
   double execute_seconds = 0;
+  std::vector<IterationTimes> iterations;  // a training run's
   if (training) {
     Log::progress("training: " + std::to_string(wf.train->iterations) + " iterations of " + std::to_string(ia.nodes.size()) + " IA operators" +
                   (resume.done ? ", resuming after iteration " + std::to_string(resume.done) : std::string()));
-    executor = run_iterations(planned, *wf.train, c, keep, analyze, train_files, std::move(resume), execute_seconds);
+    // Where the run writes, checked again as it goes (a folder removed or
+    // made read-only mid-run is found then, not at the end).
+    const auto check_files = [&] {
+      comm::agree(c, [&] {
+        for (const auto& o : outputs) io::hdf5::check_writable(o.path);
+        check_other_files(wf, outputs, other_files);
+      });
+    };
+    TrainingRun run = run_iterations(planned, *wf.train, c, keep, analyze, train_files, std::move(resume), check_files);
+    executor = std::move(run.last);
+    iterations = std::move(run.iterations);
+    execute_seconds = run.seconds;
   } else {
     executor = std::make_unique<exec::Executor>(ia, c, keep, analyze);
     Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");
@@ -316,7 +351,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     execute_seconds = c.max(running.seconds());
   }
   const exec::Executor& ex = *executor;
-  const std::string report = format_report(ia, ex.stats(), ex.totals(), execute_seconds);
+  const std::string report = format_report(ia, ex.stats(), ex.totals(), execute_seconds, iterations);
   if (opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(ia, optimized.cost, ex.stats()));
 
   RunFacts facts{version_line("tra-run"), opt.command_line, started, host, c.size(), execute_seconds, plan_seconds, total.seconds(),
@@ -332,7 +367,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   }
   // Every file records the same (rank 0's times: the writer writes rank 0's attributes).
   const std::map<std::string, std::string> recorded =
-      provenance(wf, facts, {tra_text, ia_text, report, json_report(planned, ex.stats(), ex.totals(), facts)});
+      provenance(wf, facts, {tra_text, ia_text, report, json_report(planned, ex.stats(), ex.totals(), facts, iterations)});
   double writing_seconds = 0;
   for (auto& [path, f] : files) {
     f.attributes = recorded;
@@ -356,7 +391,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
     facts.total_seconds = total.seconds();
     facts.writing_seconds = writing_seconds;
     comm::agree(c, [&] {
-      if (c.rank() == 0) io::write_text_file(report_path, json_report(planned, ex.stats(), ex.totals(), facts), "the JSON report");
+      if (c.rank() == 0) io::write_text_file(report_path, json_report(planned, ex.stats(), ex.totals(), facts, iterations), "the JSON report");
     });
     Log::info("wrote the run report to " + report_path);
   }

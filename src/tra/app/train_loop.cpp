@@ -1,6 +1,7 @@
 #include "tra/app/train_loop.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "tra/common/timer.hpp"
 #include "tra/exec/loop_carry.hpp"
 #include "tra/io/text_file.hpp"
+#include "tra/kernels/finite.hpp"
 #include "tra/model/batch_order.hpp"
 
 namespace tra::app {
@@ -27,11 +29,54 @@ std::vector<Tuple> gathered(const exec::Executor& ex, const physical::IaNode& no
   return comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, moved);
 }
 
+// The first loop-carried tensor (by name) whose update holds a NaN or an
+// infinity on any rank, with how many such values, or ("", 0). One
+// reduction on each chunk where it lives, one collective for all tensors.
+std::pair<std::string, Index> first_nonfinite(const exec::Executor& ex, const std::map<std::string, PlannedDeck::Carried>& carried,
+                                              const physical::IaPlan& ia, const comm::Communicator& c) {
+  std::vector<long long> counts;
+  for (const auto& [name, x] : carried) {
+    long long n = 0;
+    // A tensor held on every rank is counted once, on rank 0.
+    if (!ia.node(x.next).dist.everywhere || c.rank() == 0)
+      for (const Tuple& t : ex.result(x.next)) n += kernels::nonfinite_count(t.chunk);
+    counts.push_back(n);
+  }
+  c.sum(counts);
+  size_t i = 0;
+  for (const auto& [name, x] : carried) {
+    if (counts[i] > 0) return {name, counts[i]};
+    ++i;
+  }
+  return {"", 0};
+}
+
+// The log as CSV: one row per iteration run.
+class TrainingLog {
+ public:
+  TrainingLog() {
+    text_ << "iteration,batch,loss,seconds,reading_seconds\n";
+    text_.precision(17);
+  }
+  void add(Index iteration, Index batch, double loss, double seconds, double reading) {
+    text_ << iteration << "," << batch << "," << loss << "," << seconds << "," << reading << "\n";
+  }
+  // Rank 0 writes it whole (under a temporary name, renamed into place); a
+  // failure there (a full disk, the folder gone) stops every rank.
+  void write(const comm::Communicator& c, const std::string& path) const {
+    comm::agree(c, [&] {
+      if (!path.empty() && c.rank() == 0) io::write_text_file(path, text_.str(), "the training log");
+    });
+  }
+
+ private:
+  std::ostringstream text_;
+};
+
 }  // namespace
 
-std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c,
-                                               std::set<int> keep, bool analyze, const TrainFiles& files, Checkpoint resume,
-                                               double& seconds) {
+TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c, std::set<int> keep,
+                           bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files) {
   const physical::IaPlan& ia = planned.optimized.chosen;
   for (const auto& [name, node] : planned.iteration_nodes) keep.insert(node);
   const int loss_node = planned.iteration_nodes.at(train.loss);
@@ -43,26 +88,42 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     regrid_sites[name] = exec::regrid_sites(ia.node(carried.next), carried.scan_nodes(ia), c.size());
   Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
-  const std::string setup = training_setup(train, batches);
+  const CheckpointRecord record = checkpoint_record(planned, train, batches, c.size());
   // The next run's loop-carried inputs: whole tensors (a checkpoint's, or
   // where the update's chunks differ from the read's), else each Scan's tuples.
   std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = std::move(resume.carried);
   std::map<int, std::vector<Tuple>> in_place;
-  std::ostringstream log;
-  log << "iteration,batch,loss,seconds,reading_seconds\n";
-  log.precision(17);
-  std::unique_ptr<exec::Executor> ex;
+  TrainingLog log;
+  TrainingRun run;
   Index carried_moved = 0;
+  Index last_checkpoint = resume.done;  // the iterations the checkpoint file on disk holds (0: none written by this run)
+  const Index stride = std::max<Index>(1, train.iterations / 20);  // progress: the first ten, then every 5%, and the last
+  // Stops every rank alike (the loss is the same on every rank, the counts
+  // are summed): the log up to this iteration is written, the checkpoint
+  // on disk is the last good one.
+  auto stop = [&](Index iteration, const std::string& what) {
+    log.write(c, files.log);
+    std::string kept;
+    if (!files.checkpoint.empty())
+      kept = last_checkpoint > 0 && last_checkpoint > resume.done
+                 ? " The checkpoint " + files.checkpoint + " holds the state after iteration " + std::to_string(last_checkpoint) + "."
+                 : " No checkpoint was written by this run.";
+    if (!files.log.empty()) kept += " The log up to iteration " + std::to_string(iteration) + " is " + files.log + ".";
+    throw UserError(train.loss_loc, "iteration " + std::to_string(iteration) + ": " + what +
+                                        "; training stopped there and wrote no outputs (a NaN or an infinity in the data, a division by zero, "
+                                        "or a step too large for the loss)." + kept);
+  };
   c.barrier();
   Stopwatch all;
   for (Index it = resume.done; it < train.iterations; ++it) {
+    const Index iteration = it + 1;  // counted from 1 (the header)
     Stopwatch step;
-    ex = std::make_unique<exec::Executor>(ia, c, keep, analyze);
+    auto ex = std::make_unique<exec::Executor>(ia, c, keep, analyze);
     for (const auto& [name, values] : whole) ex->set_input(name, values);
     for (auto& [node, tuples] : in_place) ex->set_scan_tuples(node, std::move(tuples));
     whole.clear();
     in_place.clear();
-    for (const auto& [name, value] : autodiff::step_scalars(*train.optimizer, it + 1))
+    for (const auto& [name, value] : autodiff::step_scalars(*train.optimizer, iteration))
       ex->set_input(name, std::make_shared<const exec::HostTensor>(exec::HostTensor{Shape{}, {value}}));
     const Index batch = model::batch_at(train, batches, it);
     for (const auto& t : planned.workflow.tensors) {
@@ -74,8 +135,8 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
     ex->run();
     const std::vector<Tuple> loss_tuples = gathered(*ex, ia.node(loss_node), loss_node, c);
     const double loss = loss_tuples.at(0).chunk.to_host().at(0);
-    const Index done = it + 1;
-    if (done < train.iterations) {
+    const auto [broken, nonfinite] = first_nonfinite(*ex, planned.carried, ia, c);
+    if (iteration < train.iterations && std::isfinite(loss) && broken.empty()) {
       for (const auto& [name, carried] : planned.carried) {
         const physical::IaNode& n = ia.node(carried.next);
         for (int scan : carried.scans) {
@@ -96,31 +157,39 @@ std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const
       }
     }
     const double t = c.max(step.seconds());
-    if (!files.checkpoint.empty() && (done % train.checkpoint_every == 0 || done == train.iterations))
-      write_checkpoint(c, files.checkpoint, *ex, ia, next_nodes, done, setup);
-    log << it << "," << batch << "," << loss << "," << t << "," << ex->totals().reading << "\n";
-    // The first ten iterations, then every 5% of the run, and the last (the
-    // log has every one).
-    const Index stride = std::max<Index>(1, train.iterations / 20);
-    if (done <= 10 || done % stride == 0 || done == train.iterations) {
+    Index moved = 0;
+    for (const exec::NodeRun& r : ex->stats()) moved += r.floats_moved;
+    run.iterations.push_back({t, ex->totals().reading, ex->totals().operators, moved});
+    log.add(iteration, batch, loss, t, ex->totals().reading);
+    if (!std::isfinite(loss)) stop(iteration, "the loss " + train.loss + " is " + (std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf"));
+    if (!broken.empty())
+      stop(iteration, "the update left " + std::to_string(nonfinite) + " NaN or infinite value(s) in " + broken + " (a gradient or a step was not finite)");
+    if (!files.checkpoint.empty() && (iteration % train.checkpoint_every == 0 || iteration == train.iterations)) {
+      write_checkpoint(c, files.checkpoint, *ex, ia, next_nodes, iteration, record);
+      last_checkpoint = iteration;
+      log.write(c, files.log);  // the log matches the checkpoint
+    }
+    if (iteration <= 10 || iteration % stride == 0 || iteration == train.iterations) {
       std::ostringstream line;
       line.precision(10);
-      line << "iteration " << done << "/" << train.iterations << ": loss " << loss << " (" << t << " s, " << 1 / t << " it/s)";
+      line << "iteration " << iteration << "/" << train.iterations << ": loss " << loss << " (" << t << " s, " << 1 / t << " it/s)";
       Log::progress(line.str());
     }
+    // Where the run writes, checked as it goes: with each progress line and
+    // before the iteration whose results are the outputs.
+    if (iteration + 1 == train.iterations || (iteration < train.iterations && (iteration <= 10 || iteration % stride == 0))) check_files();
+    run.last = std::move(ex);
   }
-  seconds = c.max(all.seconds());
+  run.seconds = c.max(all.seconds());
   const Index runs = train.iterations - resume.done;
   if (runs > 1) {
     const Index measured = c.sum(carried_moved) / (runs - 1);
     Log::progress("between iterations the loop-carried tensors moved " + std::to_string(measured) + " floats per iteration (measured; predicted " +
                   std::to_string(predicted) + ")");
   }
-  // Rank 0 writes the log; a failure there (a full disk) stops every rank.
-  comm::agree(c, [&] {
-    if (!files.log.empty() && c.rank() == 0) io::write_text_file(files.log, log.str(), "the training log");
-  });
-  return ex;
+  log.write(c, files.log);
+  TRA_ASSERT(run.last, "a training run of no iterations (the deck reader bounds them)");
+  return run;
 }
 
 }  // namespace tra::app

@@ -11,16 +11,30 @@
 // them; checkpoints are written every `checkpoint.every` iterations and
 // after the last.
 //
+// Iterations are counted from 1: iteration k is the k-th update, its loss
+// the loss before that update, and a checkpoint "after iteration k" holds
+// the state k updates made (docs/training.md).
+//
+// A run never ends "successfully" with non-finite weights: a NaN or an
+// infinite loss, or an update that leaves one in a parameter or an
+// optimizer's state, stops every rank at that iteration with a UserError
+// (exit 2) naming the iteration and the tensor, before that iteration's
+// checkpoint; the earlier checkpoint stays, and the log up to the iteration
+// is written.
+//
 // Not yet as the issue wants it: the carried tensors' movement is charged
 // when labelings are compared (PlannedDeck::carried_floats), not inside the
 // IA optimizer's search; each run allocates its results afresh (freed memory
 // stays in the process: common/allocation.hpp).
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tra/app/checkpoint.hpp"
 #include "tra/app/plan_deck.hpp"
+#include "tra/app/report.hpp"
 #include "tra/comm/communicator.hpp"
 #include "tra/exec/executor.hpp"
 
@@ -31,11 +45,18 @@ struct TrainFiles {
   std::string checkpoint;  // ("" = none)
 };
 
-// The last iteration's executor (its results are the ones written out);
-// `seconds`: all iterations run, the slowest rank's. `resume`: the state to
-// start from (done = 0: the deck's sources), dropped after the first run.
-std::unique_ptr<exec::Executor> run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c,
-                                               std::set<int> keep, bool analyze, const TrainFiles& files, Checkpoint resume,
-                                               double& seconds);
+struct TrainingRun {
+  std::unique_ptr<exec::Executor> last;     // the last iteration's executor: its results are the ones written out
+  std::vector<IterationTimes> iterations;   // each iteration run, the slowest rank's times
+  double seconds = 0;                       // the whole loop, the slowest rank's
+};
+
+// `resume`: the state to start from (done = 0: the deck's sources), dropped
+// after the first run. `check_files` re-checks, collectively, that every
+// file the run writes can still be written; it is called with each progress
+// line and before the last iteration (whose results are the outputs), so
+// that a folder removed mid-run is found then, not after the whole run.
+TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c, std::set<int> keep,
+                           bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files);
 
 }  // namespace tra::app

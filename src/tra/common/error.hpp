@@ -8,20 +8,34 @@
 //
 // MPI and HDF5 return codes are always checked through TRA_MPI_CHECK and
 // TRA_H5_CHECK, which turn a code into text naming the call that failed.
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tra {
 
 // A place in a user's file: 1-based line and column as editors show them.
 struct SourceLoc {
+  SourceLoc() = default;
+  SourceLoc(std::string file_, int line_ = 0, int column_ = 0, std::vector<int> offsets_ = {})
+      : file(std::move(file_)), line(line_), column(column_), offsets(std::move(offsets_)) {}
   std::string file;
   int line = 0;
   int column = 0;
+  // For a value whose text differs from what the deck shows ($n replaced
+  // by its value): per character of the text, its offset in the deck from
+  // `column` (one past the last for the end). Empty: the texts are alike.
+  std::vector<int> offsets;
   bool known() const { return line > 0; }
   std::string str() const;  // "deck.yaml:3:7" or "deck.yaml" when the line is unknown
-  SourceLoc shifted(int columns) const { return {file, line, column + columns}; }
+  // `chars` characters into the value's text.
+  SourceLoc shifted(int chars) const {
+    if (offsets.empty() || chars < 0) return {file, line, column + chars, {}};
+    return {file, line, column + offsets[std::min(static_cast<size_t>(chars), offsets.size() - 1)], {}};
+  }
 };
 
 class UserError : public std::runtime_error {

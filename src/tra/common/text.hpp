@@ -2,6 +2,8 @@
 // Text helpers for plans and reports, which are UTF-8 (Σ, ⋈, λ, ∘), and for
 // the names decks use.
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace tra {
@@ -29,6 +31,17 @@ inline size_t display_width(const std::string& s) {
 inline std::string pad_right(const std::string& s, size_t width) {
   const size_t w = display_width(s);
   return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+// The shortest decimal text that reads back as `x` (0.3, not
+// 0.29999999999999999): for numbers a user wrote and reads again.
+inline std::string shortest_text(double x) {
+  char text[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, x);
+    if (std::strtod(text, nullptr) == x) break;
+  }
+  return text;
 }
 
 // Names in decks (tensors, statements, labels, parameters): a letter or '_',

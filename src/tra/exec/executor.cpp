@@ -54,7 +54,11 @@ std::vector<Tuple> Executor::scan(const IaNode& n) const {
   }
   if (auto h = std::get_if<model::Hdf5Source>(&t.source)) {
     const auto origin = origins_.find(t.name);
-    return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine, origin == origins_.end() ? Shape{} : origin->second);
+    try {
+      return io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine, origin == origins_.end() ? Shape{} : origin->second);
+    } catch (const UserError& e) {
+      throw UserError(t.loc, "tensor '" + t.name + "': " + e.what());  // where the deck names the source
+    }
   }
   const auto& g = std::get<model::Generator>(t.source);
   std::vector<Tuple> out;

@@ -7,10 +7,12 @@
 #include <fstream>
 
 #include "tra/common/error.hpp"
+#include "tra/io/write_target.hpp"
 
 namespace tra::io {
 
-void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
+void write_text_file(const std::string& given, const std::string& text, const std::string& what) {
+  const std::string path = write_target(given, what);  // through a link; never over a device or a FIFO
   const std::string tmp = path + ".tmp-" + std::to_string(getpid());
   {
     std::ofstream out(tmp);

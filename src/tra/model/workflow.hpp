@@ -146,6 +146,7 @@ struct TrainSettings {
   std::optional<UpdateRule> optimizer;
   Index iterations = 0;  // epochs: E is read as E × batches per epoch
   Index epochs = 0;      // as written; 0 = iterations were given
+  SourceLoc iterations_loc;  // where iterations: or epochs: is written
   // order: — which batch an iteration reads (model/batch_order.hpp).
   enum class Order { Sequential, Shuffled } order = Order::Sequential;
   std::uint64_t seed = 0;

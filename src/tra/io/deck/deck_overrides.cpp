@@ -1,6 +1,7 @@
 #include "tra/io/deck/deck_overrides.hpp"
 
 #include <cctype>
+#include <cstdint>
 #include <sstream>
 
 #include "tra/common/text.hpp"
@@ -12,15 +13,23 @@ namespace {
 
 // Every node of a value an override placed (a list's elements, a mapping's
 // keys and values), so that an error anywhere inside names the option.
-void collect(const YAML::Node& n, const std::string& option, PlacedNodes& out, int depth = 0) {
+// Bounded: aliases of aliases in a few bytes of a --set value can stand for
+// billions of values, and each is recorded here with its option's text.
+constexpr size_t kMaxValuesPerOverride = 100000;
+
+void collect(const YAML::Node& n, const DeckOverride& o, PlacedNodes& out, size_t first = SIZE_MAX, int depth = 0) {
   if (depth > 200) return;  // an alias inside its own anchor: check_mapping_keys reports it
+  if (first == SIZE_MAX) first = out.size();
+  if (out.size() - first >= kMaxValuesPerOverride)
+    fail_option(o, "the value stands for more than " + std::to_string(kMaxValuesPerOverride) + " values (aliases of aliases?)");
+  const std::string option = o.option();
   out.emplace_back(n, option);
   if (n.IsSequence())
-    for (const auto& e : n) collect(e, option, out, depth + 1);
+    for (const auto& e : n) collect(e, o, out, first, depth + 1);
   if (n.IsMap())
     for (auto it = n.begin(); it != n.end(); ++it) {
-      collect(it->first, option, out, depth + 1);
-      collect(it->second, option, out, depth + 1);
+      collect(it->first, o, out, first, depth + 1);
+      collect(it->second, o, out, first, depth + 1);
     }
 }
 
@@ -95,7 +104,7 @@ void apply(YAML::Node& root, const DeckOverride& o, PlacedNodes& placed) {
     fail_option(o, "the value is not YAML: " + e.msg);
   }
   if (!value || value.IsNull()) fail_option(o, "no value after '='; give one, as --set run/partitioner=sqrt");
-  collect(value, o.option(), placed);
+  collect(value, o, placed);
   // Down the path: `at` is the current node, held in `parent` under
   // `parent_key` (a mapping key; the root has none).
   YAML::Node at = root, parent;
@@ -145,8 +154,8 @@ void apply(YAML::Node& root, const DeckOverride& o, PlacedNodes& placed) {
 
 class ParamSubstitution {
  public:
-  ParamSubstitution(std::vector<model::DeckParam>& params, const std::string& deck, const PlacedNodes& placed)
-      : params_(params), deck_(deck), placed_(placed) {}
+  ParamSubstitution(std::vector<model::DeckParam>& params, const std::string& deck, const PlacedNodes& placed, SubstitutedNodes& substituted)
+      : params_(params), deck_(deck), placed_(placed), substituted_(substituted) {}
 
   void walk(YAML::Node n, int depth = 0) {
     if (depth > 200) return;  // check_mapping_keys has reported such a deck
@@ -169,22 +178,29 @@ class ParamSubstitution {
   // of its places, and `$$` must not become `$` and then a reference.
   void replace(YAML::Node& n) {
     if (n.Scalar().find('$') == std::string::npos) return;
-    for (const auto& d : done_)
-      if (d.is(n)) return;
-    n = substitute(n);
-    done_.push_back(n);
+    for (const auto& d : substituted_)
+      if (d.first.is(n)) return;
+    std::vector<int> offsets;
+    n = substitute(n, offsets);
+    substituted_.emplace_back(n, std::move(offsets));
   }
 
-  std::string substitute(const YAML::Node& n) {
+  // The text with every reference replaced; `offsets`: where each of its
+  // characters is written (a value's characters: at its '$').
+  std::string substitute(const YAML::Node& n, std::vector<int>& offsets) {
     const std::string& text = n.Scalar();
     std::string out;
+    const auto put = [&](const std::string& part, size_t at) {
+      out += part;
+      offsets.insert(offsets.end(), part.size(), static_cast<int>(at));
+    };
     for (size_t i = 0; i < text.size(); ++i) {
       if (text[i] != '$') {
-        out += text[i];
+        put(std::string(1, text[i]), i);
         continue;
       }
       if (i + 1 < text.size() && text[i + 1] == '$') {
-        out += '$';
+        put("$", i);
         ++i;
         continue;
       }
@@ -194,9 +210,10 @@ class ParamSubstitution {
         while (to < text.size() && identifier_char(text[to])) ++to;
       if (to == from || (braced && (to >= text.size() || text[to] != '}')))
         fail(n, i, "'$' starts a parameter reference ($n or ${n}, n declared in params:); write $$ for a dollar sign");
-      out += value_of(n, i, text.substr(from, to - from));
+      put(value_of(n, i, text.substr(from, to - from)), i);
       i = braced ? to : to - 1;
     }
+    offsets.push_back(static_cast<int>(text.size()));  // the end
     return out;
   }
 
@@ -222,7 +239,7 @@ class ParamSubstitution {
   std::vector<model::DeckParam>& params_;
   const std::string& deck_;
   const PlacedNodes& placed_;
-  std::vector<YAML::Node> done_;  // scalars substituted already
+  SubstitutedNodes& substituted_;  // scalars substituted already
 };
 
 }  // namespace
@@ -246,7 +263,8 @@ PlacedNodes apply_overrides(YAML::Node& root, const std::vector<DeckOverride>& o
   return placed;
 }
 
-std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::string& deck, const PlacedNodes& placed) {
+std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::string& deck, const PlacedNodes& placed,
+                                                SubstitutedNodes& substituted) {
   std::vector<model::DeckParam> params;
   if (const YAML::Node block = root["params"]) {
     const SourceLoc where = node_loc(block, deck, placed);
@@ -263,7 +281,7 @@ std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::str
       params.push_back({name, it->second.Scalar(), at, false});
     }
   }
-  ParamSubstitution(params, deck, placed).walk(root);
+  ParamSubstitution(params, deck, placed, substituted).walk(root);
   return params;
 }
 

@@ -30,9 +30,15 @@ SourceLoc node_loc(const YAML::Node& n, const std::string& deck, const PlacedNod
 // its index or by its `name:` or `tensor:` value.
 PlacedNodes apply_overrides(YAML::Node& root, const std::vector<DeckOverride>& overrides);
 
+// Scalars whose text a parameter changed, each with where its characters
+// are written in the deck (SourceLoc::offsets), so that an error found in
+// the substituted text points into the deck's own.
+using SubstitutedNodes = std::vector<std::pair<YAML::Node, std::vector<int>>>;
+
 // Reads `params:` and replaces $NAME and ${NAME} in every other value of the
 // deck ($$ is a dollar sign). `deck` names the file for error locations;
 // `placed` are the overrides' nodes, reported at their option.
-std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::string& deck, const PlacedNodes& placed);
+std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::string& deck, const PlacedNodes& placed,
+                                                SubstitutedNodes& substituted);
 
 }  // namespace tra::io

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <climits>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -58,7 +59,7 @@ class DeckReader {
     nodes_seen_ = 0;
     check_mapping_keys(root);  // what the overrides placed
     check_keys(root, {"params", "tensors", "graph", "outputs", "run", "train"}, "the deck");
-    wf.params = substitute_params(root, name_, placed_);
+    wf.params = substitute_params(root, name_, placed_, substituted_);
     if (!root["tensors"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'tensors' section");
     if (!root["graph"]) throw UserError(SourceLoc{name_, 1, 1}, "the deck has no 'graph' section");
     try {
@@ -82,9 +83,13 @@ class DeckReader {
  private:
   SourceLoc loc(const YAML::Node& n) const { return node_loc(n, name_, placed_); }
   // Where the text of a scalar starts: past the opening quote of a quoted one.
+  // A value a parameter changed maps its characters back to the deck's.
   SourceLoc text_loc(const YAML::Node& n) const {
     SourceLoc l = loc(n);
     if (n.Tag() == "!" && l.known()) l.column += 1;
+    if (l.known())
+      for (const auto& [node, offsets] : substituted_)
+        if (node.is(n)) l.offsets = offsets;
     return l;
   }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw UserError(loc(n), msg); }
@@ -151,18 +156,45 @@ class DeckReader {
     return n.as<std::string>();
   }
 
-  Index integer(const YAML::Node& n, const std::string& what, Index min_value) const {
+  // The largest count a deck may give (iterations, extents, offsets): 2^53,
+  // so that a count is exact as a double (Adam's step, rates) and sums and
+  // products of a few never wrap a 64-bit integer.
+  static constexpr Index kMaxCount = Index{1} << 53;
+  static constexpr int kMaxRank = 8;  // dimensions of a tensor
+
+  Index integer(const YAML::Node& n, const std::string& what, Index min_value, Index max_value = kMaxCount) const {
     if (!n.IsScalar()) fail(n, what + " must be an integer");
     const std::string s = n.as<std::string>();
     size_t used = 0;
     long long v = 0;
+    bool too_large = false;
     try {
       v = std::stoll(s, &used);
+    } catch (const std::out_of_range&) {
+      too_large = true;  // beyond 64 bits, either way
+      used = s.size();
+      v = s.find('-') == std::string::npos ? LLONG_MAX : LLONG_MIN;
     } catch (...) {
       used = 0;
     }
     if (used != s.size() || s.empty()) fail(n, what + " must be an integer, found '" + s + "'");
     if (v < min_value) fail(n, what + " must be at least " + std::to_string(min_value) + ", found " + s);
+    if (too_large || v > max_value)
+      fail(n, what + " must be at most " + std::to_string(max_value) + (max_value == kMaxCount ? " (2^53)" : "") + ", found " + s);
+    return v;
+  }
+
+  // A 64-bit seed: every value from 0 to 2^64 - 1.
+  std::uint64_t seed_value(const YAML::Node& n, const std::string& what) const {
+    const std::string s = n.IsScalar() ? n.as<std::string>() : std::string();
+    size_t used = 0;
+    unsigned long long v = 0;
+    try {
+      if (!s.empty() && std::isdigit(static_cast<unsigned char>(s[0]))) v = std::stoull(s, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used != s.size() || s.empty()) fail(n, what + " must be an integer from 0 to 2^64 - 1 (18446744073709551615), found '" + s + "'");
     return v;
   }
 
@@ -175,7 +207,7 @@ class DeckReader {
     constexpr double kMaxElements = 1125899906842624.0;  // 2^50
     double elements = 1;
     for (const auto& e : n) {
-      s.push_back(integer(e, "each extent of " + what, 1));
+      s.push_back(integer(e, "each extent of " + what, 1, LLONG_MAX));  // bounded by the elements below
       elements *= static_cast<double>(s.back());
       if (elements > kMaxElements)
         fail(e, what + " " + shape_text(n) + " has more than 2^50 elements; no machine holds such a tensor");
@@ -223,7 +255,7 @@ class DeckReader {
         fail(src, "'source' must be a generator string or {file: ..., dataset: ...}");
       }
       const YAML::Node shape_node = t["shape"] ? t["shape"] : src;
-      if (d.shape.size() > 8) fail(shape_node, "tensors of rank above 8 are not supported");
+      if (d.shape.size() > static_cast<size_t>(kMaxRank)) fail(shape_node, "tensors of rank above 8 are not supported");
       if (const YAML::Node b = t["batch"]) d.batch = read_batch(b, d);
       if (t["chunk"]) {
         d.chunk = shape(t["chunk"], "chunk");
@@ -299,7 +331,7 @@ class DeckReader {
     model::BatchSpec spec;
     spec.loc = loc(b);
     if (!b["dim"] || !b["size"]) fail(b, "'batch' needs 'dim' and 'size'");
-    const Index dim = integer(b["dim"], "batch dim", 0);
+    const Index dim = integer(b["dim"], "batch dim", 0, kMaxRank - 1);
     if (dim >= static_cast<Index>(d.shape.size()))
       fail(b["dim"], "batch dim " + std::to_string(dim) + " is not a dimension of tensor '" + d.name + "' (shape " + shape_string(d.shape) + ")");
     spec.dim = static_cast<int>(dim);
@@ -333,10 +365,14 @@ class DeckReader {
     if (iters) {
       if (!t.optimizer) fail(iters, "'iterations' needs an 'optimizer' (such as {kind: sgd, lr: 0.1}) to run them with");
       t.iterations = integer(iters, "iterations", 1);
+      t.iterations_loc = loc(iters);
     } else if (epochs) {
       if (!t.optimizer) fail(epochs, "'epochs' needs an 'optimizer' (such as {kind: sgd, lr: 0.1}) to run them with");
       t.epochs = integer(epochs, "epochs", 1);
+      if (t.epochs > kMaxCount / batches)
+        fail(epochs, "epochs " + epochs.Scalar() + " of " + std::to_string(batches) + " batch(es) each is more than 2^53 iterations, the most a run counts");
       t.iterations = t.epochs * batches;
+      t.iterations_loc = loc(epochs);
     } else if (t.optimizer) {
       fail(train["optimizer"], "an optimizer needs 'iterations' or 'epochs' (how many updates to run)");
     }
@@ -346,6 +382,7 @@ class DeckReader {
       check_keys(c, {"file", "every"}, "checkpoint");
       t.checkpoint_loc = loc(c);
       t.checkpoint_file = scalar(c, "file", "checkpoint");
+      check_name_text(c["file"], t.checkpoint_file, "checkpoint file name");
       t.checkpoint_every = c["every"] ? integer(c["every"], "checkpoint every", 1) : t.iterations;
       if (!t.optimizer) fail(c, "'checkpoint' saves a training run; it needs an 'optimizer' and 'iterations'");
     }
@@ -353,6 +390,7 @@ class DeckReader {
       if (!l.IsMap()) fail(l, "'log' is a mapping {file: loss.csv}");
       check_keys(l, {"file"}, "log");
       t.log_file = scalar(l, "file", "log");
+      check_name_text(l["file"], t.log_file, "log file name");
       t.log_loc = text_loc(l["file"]);
       if (!t.optimizer) fail(l, "'log' records iterations; it needs an 'optimizer' and 'iterations'");
     }
@@ -370,7 +408,7 @@ class DeckReader {
       kind = scalar(o, "kind", "order");
       if (const YAML::Node s = o["seed"]) {
         if (kind != "shuffled") fail(s, "'seed' chooses a shuffled order; a " + kind + " order has none");
-        t.seed = static_cast<std::uint64_t>(integer(s, "seed", 0));
+        t.seed = seed_value(s, "seed");
       }
     } else {
       fail(o, "'order' is sequential, shuffled, or {kind: shuffled, seed: 7}");
@@ -468,15 +506,15 @@ class DeckReader {
       check_keys(s, {"op", "input", "output", "dim", "size"}, "a tile");
       t.op = TraStatement::Op::Tile;
       if (!s["dim"] || !s["size"]) fail(s, "a tile needs 'dim' (array dimension) and 'size' (tile size)");
-      t.dim = static_cast<int>(integer(s["dim"], "dim", 0));
+      t.dim = static_cast<int>(integer(s["dim"], "dim", 0, kMaxRank - 1));
       t.size = integer(s["size"], "size", 1);
       t.expr_loc = loc(s["size"]);
     } else if (op == "concat") {
       check_keys(s, {"op", "input", "output", "key_dim", "dim"}, "a concat");
       t.op = TraStatement::Op::Concat;
       if (!s["dim"] || !s["key_dim"]) fail(s, "a concat needs 'key_dim' (key dimension) and 'dim' (array dimension)");
-      t.key_dim = static_cast<int>(integer(s["key_dim"], "key_dim", 0));
-      t.dim = static_cast<int>(integer(s["dim"], "dim", 0));
+      t.key_dim = static_cast<int>(integer(s["key_dim"], "key_dim", 0, kMaxRank - 1));
+      t.dim = static_cast<int>(integer(s["dim"], "dim", 0, kMaxRank - 1));
       t.expr_loc = loc(s["key_dim"]);
     } else {
       fail(s["op"], "unknown op '" + op + "'; expected filter, rekey, transform, tile or concat");
@@ -536,8 +574,7 @@ class DeckReader {
       }
       if (o["chunks"]) d.storage.chunks = shape(o["chunks"], "chunks");
       if (const YAML::Node g = o["gzip"]) {
-        d.storage.gzip = static_cast<int>(integer(g, "gzip", 1));
-        if (d.storage.gzip > 9) fail(g, "gzip is a compression level from 1 (fastest) to 9 (smallest), found " + g.Scalar());
+        d.storage.gzip = static_cast<int>(integer(g, "gzip (a compression level from 1, fastest, to 9, smallest)", 1, 9));
       }
       for (const auto& prev : wf.outputs)
         if (prev.file == d.file && prev.dataset == d.dataset) fail(o, "dataset " + d.dataset + " of " + d.file + " is written twice");
@@ -647,6 +684,7 @@ class DeckReader {
   std::string name_, base_;
   std::vector<DeckOverride> overrides_;
   PlacedNodes placed_;  // nodes the overrides placed: reported at their option
+  SubstitutedNodes substituted_;  // values $params changed, with where their characters are written
   SourceLoc default_loc_;  // where run: partitioning: default: is written
 };
 

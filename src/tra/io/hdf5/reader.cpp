@@ -1,6 +1,6 @@
 #include "tra/io/hdf5/reader.hpp"
 
-
+#include "tra/common/error.hpp"
 #include "tra/common/scalar_types.hpp"
 #include "tra/io/hdf5/dataset_extents.hpp"
 #include "tra/io/hdf5/handle.hpp"
@@ -18,7 +18,7 @@ void validate_source(const TensorDecl& t, const Hdf5Source& src) {
   if (!src.start.empty()) {
     // A selection: [start, start + shape) must lie inside the dataset.
     for (size_t i = 0; i < have.size(); ++i)
-      if (src.start[i] + want[i] > have[i])
+      if (want[i] > have[i] || src.start[i] > have[i] - want[i])  // (no sum: a start near 2^63 would wrap it)
         throw UserError(t.loc, what + "select start " + shape_string(src.start) + " with shape " + shape_string(want) + " reaches past dataset '" +
                                    src.dataset + "' of shape " + shape_string(have) + " (dimension " + std::to_string(i) + ")");
     return;
@@ -31,9 +31,20 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
                                const std::vector<Key>& keys, const Shape& origin) {
   PropList fapl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_FILE_ACCESS)));
   TRA_H5_COLLECTIVE(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
-  File f(TRA_H5_COLLECTIVE(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, fapl.get())));
-  Dataset d(TRA_H5_COLLECTIVE(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT)));
-  Dataspace file_space(TRA_H5_COLLECTIVE(H5Dget_space(d.get())));
+  // The file was checked when the run was planned; one that fails to open
+  // now was changed since (replaced mid-run by a truncated copy, removed):
+  // the user's data, not TRA's. The ranks share the file, so they fail here
+  // alike and unwind alike; the caller agrees on the failure.
+  const auto changed = [&](const std::string& what) {
+    const std::string why = hdf5_reason();
+    throw UserError("cannot " + what + " '" + src.file + "' (changed since the run began?)" + (why.empty() ? std::string() : ": " + why));
+  };
+  File f(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, fapl.get()));
+  if (!f.valid()) changed("open HDF5 file");
+  Dataset d(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT));
+  if (!d.valid()) changed("open dataset '" + src.dataset + "' of");
+  Dataspace file_space(H5Dget_space(d.get()));
+  if (!file_space.valid()) changed("read the extents of dataset '" + src.dataset + "' of");
   const int rank = static_cast<int>(chunk_shape.size());
   std::vector<hsize_t> count(chunk_shape.begin(), chunk_shape.end());
   Dataspace mem_space(TRA_H5_COLLECTIVE(H5Screate_simple(rank, count.data(), nullptr)));

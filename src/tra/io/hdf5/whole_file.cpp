@@ -8,7 +8,12 @@
 namespace tra::io::hdf5 {
 
 WholeFile::WholeFile(const std::string& path) : path_(path), id_(H5I_INVALID_HID) {
-  if (!std::filesystem::exists(path)) throw UserError("'" + path + "' does not exist");
+  // A symlink loop or a name too long is the user's to fix, said in words.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) throw UserError("'" + path + "': " + ec.message());
+  if (!std::filesystem::exists(status)) throw UserError("'" + path + "' does not exist");
+  if (std::filesystem::is_directory(status)) throw UserError("'" + path + "' is a folder, not an HDF5 file");
   if (H5Fis_hdf5(path.c_str()) <= 0) throw UserError("'" + path + "' is not an HDF5 file");
   id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id_ < 0) throw UserError("cannot open HDF5 file '" + path + "'");

@@ -18,6 +18,7 @@
 #include "tra/comm/agreement.hpp"
 #include "tra/io/hdf5/handle.hpp"
 #include "tra/io/temp_file_guard.hpp"
+#include "tra/io/write_target.hpp"
 
 namespace tra::io::hdf5 {
 namespace {
@@ -196,11 +197,13 @@ std::string room_for(const std::string& path, const std::string& tmp, double byt
 
 bool collective_writes(const model::OutputStorage& storage) { return storage.gzip > 0; }
 
-void check_writable(const std::string& path) {
+void check_writable(const std::string& given, const std::string& what) {
   namespace fs = std::filesystem;
+  // The name a link stands for, whose folder the temporary file goes to.
+  std::error_code ec;
+  const std::string path = fs::is_directory(fs::status(given, ec)) ? given : write_target(given, what);
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
   if (ec && ec != std::errc::no_such_file_or_directory)
     throw UserError("output folder '" + dir.string() + "' (for " + path + "): " + ec.message());
@@ -232,8 +235,15 @@ void check_space(const std::string& folder, double bytes) {
 }
 
 void write_file(const comm::Communicator& c, const FileData& f) {
-  // One temporary name for all ranks, chosen by rank 0.
-  const std::string tmp = temporary_name(f.path, c.broadcast(c.rank() == 0 ? unique_suffix() : std::string()));
+  // Where the file lands (through a link, checked again: the name may have
+  // changed since the run was planned) and one temporary name beside it for
+  // all ranks, both chosen by rank 0.
+  std::string target;
+  comm::agree(c, [&] {
+    if (c.rank() == 0) target = write_target(f.path, "output file");
+  });
+  target = c.broadcast(target);
+  const std::string tmp = temporary_name(target, c.broadcast(c.rank() == 0 ? unique_suffix() : std::string()));
   // Attribute writes are collective: rank 0's values for all, since a value
   // of another length on one rank would hang the close.
   std::map<std::string, std::string> attributes;
@@ -271,7 +281,7 @@ void write_file(const comm::Communicator& c, const FileData& f) {
   c.barrier();
   if (c.rank() == 0) {
     errno = 0;
-    rc = std::rename(tmp.c_str(), f.path.c_str()) == 0 ? 0 : errno;
+    rc = std::rename(tmp.c_str(), target.c_str()) == 0 ? 0 : errno;
   }
   TRA_MPI_CHECK(MPI_Bcast(&rc, 1, MPI_INT, 0, c.get()));
   if (rc != 0) throw UserError("cannot rename '" + tmp + "' to '" + f.path + "': " + std::strerror(rc));

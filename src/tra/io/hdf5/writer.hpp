@@ -43,9 +43,11 @@ double file_bytes(const FileData& f);
 // Collective. Returns after the file is in place on every rank.
 void write_file(const comm::Communicator& c, const FileData& f);
 
-// Throws UserError when `path`'s folder does not exist or cannot be written
-// (a file is made there and removed), or its name is too long for it.
-void check_writable(const std::string& path);
+// Throws UserError when `path` holds what a rename must not replace (a
+// device, a FIFO: io/write_target.hpp), its folder does not exist or cannot
+// be written (a file is made there and removed), or its name is too long for
+// it. `what` names the file in the message.
+void check_writable(const std::string& path, const std::string& what = "output file");
 // Throws UserError when `folder`'s filesystem has less than `bytes` free.
 void check_space(const std::string& folder, double bytes);
 

@@ -1,0 +1,21 @@
+#pragma once
+// A digest of the values an HDF5 source's dataset holds, read on each rank
+// from its own view of the file, so that the ranks can tell whether they
+// read the same data: a stale copy on one node's local disk has the same
+// shape (which the ranks agree on) but other values, and would train or
+// compute silently from them there. Small datasets (up to 2^20 elements)
+// are read whole; larger ones at 4096 elements spread over the whole
+// dataset (fixed, pseudo-random positions: the same on every rank), so
+// that the check costs a rank no more than a few MiB of reading however
+// large the data. Values, not bytes: two copies of the same data written
+// at different times (other HDF5 timestamps) agree.
+#include <string>
+
+#include "tra/model/workflow.hpp"
+
+namespace tra::io::hdf5 {
+
+// Throws UserError at the tensor's place when the dataset cannot be read.
+std::string dataset_digest(const model::TensorDecl& t, const model::Hdf5Source& src);
+
+}  // namespace tra::io::hdf5
