@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   // CLI11 reads `--explain=` (an empty mode) as a bare --explain.
   const bool empty_explain = std::find(args.begin(), args.end(), "--explain=") != args.end();
   if (app.count("--explain") && (empty_explain || (explain != "plan" && explain != "analyze" && explain != "dot"))) {
-    if (rank == 0) std::cerr << "tra-run: error: --explain=" << explain << ": expected --explain, --explain=plan, --explain=analyze or --explain=dot" << std::endl;
+    if (rank == 0) std::cerr << "tra-run: error: --explain=" << (empty_explain ? "" : explain) << ": expected --explain, --explain=plan, --explain=analyze or --explain=dot" << std::endl;
     MPI_Finalize();
     return 2;
   }

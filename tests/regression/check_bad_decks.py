@@ -74,7 +74,8 @@ def main():
         "nested_kernel.yaml": (r"nested_kernel\.yaml:4:140: expression nested too deeply",
                                body % ('{op: transform, input: A, kernel: "' + "(" * n + "x" + ")" * n + '", output: C}')),
         "nested_yaml.yaml": (r"nested_yaml\.yaml:1:\d+: YAML nested too deeply", "tensors: " + "[" * n + "]" * n + "\n"),
-        "tensor_over_memory.yaml": (r"the plan needs an estimated \d+ GiB on its fullest rank, over the memory of a rank's share of its node",
+        "tensor_over_memory.yaml": (r"tensor_over_memory\.yaml: the plan needs an estimated \d+ GiB on its fullest rank, over the memory of a rank's share of its node"
+                                    r".*\(run: memory_per_rank: in the deck\)",
                                     body.replace("[4, 4]", "[200000, 200000]") % '"C[i,j] = relu(A[i,j])"'),
     }
     for name, (pattern, text) in generated.items():
@@ -96,6 +97,12 @@ def main():
         "--set without a value": (["--set", "run"], r"--set run: expected PATH=VALUE"),
         "--set of no parameter": (["--set", "params/n=3"], r"--set params/n=3: the deck declares no parameter .n. \(it has no params: block\)"),
     }
+    # Aliases of aliases: a few hundred bytes standing for 10^8 values.
+    bomb = "[&a0 [0,0,0,0,0,0,0,0,0,0]" + "".join(f", &a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 8)) + "]"
+    options.update({
+        "empty --explain mode": (["--explain="], r"--explain=: expected --explain, --explain=plan, --explain=analyze or --explain=dot"),
+        "--set alias bomb": (["--set", "tensors/X/shape=" + bomb], r"--set tensors/X/shape=.*: the value stands for more than 100000 values \(aliases of aliases\?\)"),
+    })
     cases.append(("missing deck", None, r"cannot open deck 'no_such_deck\.yaml'"))
     for name, (_, pattern) in options.items():
         cases.append((name, None, pattern))
