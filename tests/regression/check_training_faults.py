@@ -79,6 +79,14 @@ def prepared(c, text=None, **data):
     c.old_output()
 
 
+def checkpoint_after(c, iterations, name, *options):
+    """A checkpoint of the deck after `iterations` (run with `options`), kept as `name`."""
+    prepared(c, deck(iterations=iterations, every=iterations))
+    c.run(tra(c.args, 2, "d.yaml", *options))
+    c.expect(0)
+    os.rename(os.path.join(c.folder, "ck.h5"), os.path.join(c.folder, name))
+
+
 def done_in(path):
     with h5py.File(path, "r") as f:
         return int(f.attrs["tra_checkpoint_iterations_done"].decode() if isinstance(f.attrs["tra_checkpoint_iterations_done"], bytes)
@@ -156,10 +164,7 @@ def cases(args):
 
     @case
     def checkpoint_holding_nan(c):
-        prepared(c, deck(iterations=2))
-        c.run(tra(args, 2, "d.yaml", "--output-dir", "."))
-        c.expect(0)
-        os.rename(os.path.join(c.folder, "ck.h5"), os.path.join(c.folder, "resume.h5"))
+        checkpoint_after(c, 2, "resume.h5")
         with h5py.File(os.path.join(c.folder, "resume.h5"), "r+") as f:
             f["W"][1] = np.nan
         c.write("d.yaml", deck())
@@ -172,10 +177,7 @@ def cases(args):
     @case
     def ranks_resuming_from_different_checkpoints(c):
         for n, name in ((2, "a.h5"), (4, "b.h5")):
-            prepared(c, deck(iterations=n, every=n))
-            c.run(tra(args, 2, "d.yaml"))
-            c.expect(0)
-            os.rename(os.path.join(c.folder, "ck.h5"), os.path.join(c.folder, name))
+            checkpoint_after(c, n, name)
         shutil.copy(os.path.join(c.folder, "a.h5"), os.path.join(c.folder, "a2.h5"))
         with h5py.File(os.path.join(c.folder, "a2.h5"), "r+") as f:
             f["W"][0] += 1e-12  # the same iteration, other values
@@ -320,10 +322,7 @@ def cases(args):
 
     @case
     def resume_under_another_plan_is_said(c):
-        prepared(c, deck(iterations=2))
-        c.run(tra(args, 2, "d.yaml", "--partitioner", "model-parallel"))
-        c.expect(0)
-        os.rename(os.path.join(c.folder, "ck.h5"), os.path.join(c.folder, "mp.h5"))
+        checkpoint_after(c, 2, "mp.h5", "--partitioner", "model-parallel")
         c.write("d.yaml", deck())
         for partitioner, warned in (("model-parallel", False), ("data-parallel", True)):
             c.run(tra(args, 2, "d.yaml", "--partitioner", partitioner, "--resume", "mp.h5"))

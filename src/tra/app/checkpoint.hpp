@@ -29,7 +29,7 @@ struct SetupPart {
 struct CheckpointRecord {
   std::vector<SetupPart> setup;  // must match to resume
   int ranks = 1;                 // a resume is bit for bit on the same ranks ...
-  std::string plan;              // ... and the same IA plan (its text's digest)
+  std::string plan;              // ... and the same IA plan (a digest of IaPlan::parameters())
   std::string partitioner;       // the plan's partitioner, for the message when plans differ
 };
 

@@ -114,7 +114,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
                                         "or a step too large for the loss)." + kept);
   };
   c.barrier();
-  Stopwatch all;
+  Stopwatch all, since_log;
   for (Index it = resume.done; it < train.iterations; ++it) {
     const Index iteration = it + 1;  // counted from 1 (the header)
     Stopwatch step;
@@ -167,7 +167,13 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     if (!files.checkpoint.empty() && (iteration % train.checkpoint_every == 0 || iteration == train.iterations)) {
       write_checkpoint(c, files.checkpoint, *ex, ia, next_nodes, iteration, record);
       last_checkpoint = iteration;
-      log.write(c, files.log);  // the log matches the checkpoint
+      // The log up to the checkpoint, for a job that is stopped before the
+      // end; at most every 10 s (the log is written whole, and a run may
+      // checkpoint every iteration). Rank 0's clock decides for all.
+      if (c.broadcast(std::to_string(since_log.seconds() >= 10)) == "1") {
+        log.write(c, files.log);
+        since_log.restart();
+      }
     }
     if (iteration <= 10 || iteration % stride == 0 || iteration == train.iterations) {
       std::ostringstream line;

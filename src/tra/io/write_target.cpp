@@ -29,12 +29,11 @@ std::string kind_of(mode_t mode) {
 
 std::string write_target(const std::string& path, const std::string& what) {
   struct stat own {};
-  if (lstat(path.c_str(), &own) != 0) {
-    // Nothing there yet, or a folder on the way is missing, or the name is
-    // too long: the folder checks (hdf5::check_writable) say which.
-    if (errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG) return path;
-    refuse(what, path, std::strerror(errno));
-  }
+  // Nothing there yet, or the way there fails (a folder missing or looping,
+  // a name too long: lstat does not follow the last part, so the fault is a
+  // folder's): nothing to replace, and the folder checks
+  // (hdf5::check_writable) say what is wrong.
+  if (lstat(path.c_str(), &own) != 0) return path;
   if (S_ISREG(own.st_mode)) return path;
   const std::string rule = "; results are written under a temporary name and renamed into place, which would replace it. Give a regular file's name";
   if (!S_ISLNK(own.st_mode)) refuse(what, path, "is " + kind_of(own.st_mode) + rule);

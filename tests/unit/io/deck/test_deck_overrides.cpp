@@ -74,6 +74,31 @@ TEST(DeckParams, UnknownAndMalformedReferencesAreLocated) {
   EXPECT_NE(error_of({}, text).find("deck.yaml:3:55: '$' starts a parameter reference"), std::string::npos);
 }
 
+// An error inside a value a parameter changed points into the deck's text:
+// column 42 is the '@' after "$n" in the deck, not after the value.
+TEST(DeckParams, ErrorsAfterAReferenceKeepTheDecksColumns) {
+  std::string text = kDeck;
+  text.replace(text.find("\"Y[i,k] = sum_j X[i,j] * W[j,k]\""), 32, "\"Y[i,k] = sum_j X[i,j] * W[j,k] * $n @\"");
+  EXPECT_EQ(error_of({}, text).substr(0, 16), "deck.yaml:6:42: ");
+  std::string twelve = text;
+  twelve.replace(twelve.find("{n: 8,"), 6, "{n: 123456789012,");
+  twelve.replace(twelve.find("[$n, 4]"), 7, "[8, 4]");
+  EXPECT_EQ(error_of({}, twelve).substr(0, 16), "deck.yaml:6:42: ");
+}
+
+// Aliases of aliases in a few bytes of a --set value stand for 10^8 values:
+// refused at the option before they are walked.
+TEST(DeckOverrides, AnAliasBombIsRefused) {
+  std::string bomb = "[&a0 [0,0,0,0,0,0,0,0,0,0]";
+  for (int i = 1; i < 8; ++i) {
+    bomb += ", &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ",*a" : "*a") + std::to_string(i - 1);
+    bomb += "]";
+  }
+  bomb += "]";
+  EXPECT_NE(error_of({"tensors/W/shape=" + bomb}).find("the value stands for more than 100000 values (aliases of aliases?)"), std::string::npos);
+}
+
 TEST(DeckParams, AnUnusedParameterIsWarnedAbout) {
   std::string text = kDeck;
   text.replace(text.find("out: sweep}"), 11, "out: a, k: 3}");
