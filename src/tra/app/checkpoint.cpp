@@ -1,6 +1,7 @@
 #include "tra/app/checkpoint.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "tra/app/result_dataset.hpp"
@@ -36,6 +37,27 @@ std::vector<std::string> split_setup(const std::string& text) {
   return out;
 }
 
+// Whether two setup parts say the same: word by word, numbers by value
+// ("lr 0.9" and a checkpoint's "lr 0.90000000000000002" are one rate).
+bool same_part(const std::string& a, const std::string& b) {
+  std::istringstream wa(a), wb(b);
+  std::string x, y;
+  while (true) {
+    const bool more_a = static_cast<bool>(wa >> x), more_b = static_cast<bool>(wb >> y);
+    if (!more_a || !more_b) return more_a == more_b;
+    if (x == y) continue;
+    char* end_x = nullptr;
+    char* end_y = nullptr;
+    const double vx = std::strtod(x.c_str(), &end_x), vy = std::strtod(y.c_str(), &end_y);
+    if (*end_x != '\0' || *end_y != '\0' || end_x == x.c_str() || end_y == y.c_str() || vx != vy) return false;
+  }
+}
+
+// What a checkpoint says about the run that wrote it ("" where it is silent).
+struct WrittenBy {
+  std::string ranks, plan, partitioner;
+};
+
 // Where the deck declares carried tensor `name` (W, or its state W.exp_avg: W's).
 SourceLoc declared_at(const model::Workflow& wf, const std::string& name) {
   const model::TensorDecl* d = wf.find_tensor(name.substr(0, name.find('.')));
@@ -44,7 +66,7 @@ SourceLoc declared_at(const model::Workflow& wf, const std::string& name) {
 
 // The checkpoint as this rank reads it, and a digest of everything read
 // (read_checkpoint makes the ranks agree on both).
-Checkpoint read_here(const std::string& path, const PlannedDeck& planned, const CheckpointRecord& now, std::string& digest) {
+Checkpoint read_here(const std::string& path, const PlannedDeck& planned, const CheckpointRecord& now, std::string& digest, WrittenBy& by) {
   const model::Workflow& wf = planned.workflow;
   const model::TrainSettings& train = *wf.train;
   const std::string what = "--resume " + path + ": ";
@@ -57,7 +79,7 @@ Checkpoint read_here(const std::string& path, const PlannedDeck& planned, const 
     throw UserError(train.loc, what + "the checkpoint was written by a run training with '" + *written_for + "', but the deck trains with '" +
                                    joined(now.setup) + "'");
   for (size_t i = 0; i < theirs.size(); ++i)
-    if (theirs[i] != now.setup[i].text)
+    if (!same_part(theirs[i], now.setup[i].text))
       throw UserError(now.setup[i].where, what + "the checkpoint was written by a run training with '" + theirs[i] + "', but the deck trains with '" +
                                               now.setup[i].text + "'");
   Checkpoint ck;
@@ -91,6 +113,7 @@ Checkpoint read_here(const std::string& path, const PlannedDeck& planned, const 
     ck.carried[name] = std::make_shared<const exec::HostTensor>(exec::HostTensor{shape, std::move(values)});
   }
   digest = d.hex();
+  by = {file.attribute(kRanks).value_or(""), file.attribute(kPlan).value_or(""), file.attribute(kPartitioner).value_or("")};
   return ck;
 }
 
@@ -129,6 +152,7 @@ void write_checkpoint(const comm::Communicator& c, const std::string& path, cons
                       const std::map<std::string, int>& next_nodes, Index done, const CheckpointRecord& record) {
   io::hdf5::FileData f;
   f.path = path;
+  f.what = "the checkpoint";
   for (const auto& [name, node] : next_nodes) f.datasets.push_back(result_dataset(ex, plan, node, "/" + name, c));
   f.attributes[kDone] = std::to_string(done);
   f.attributes[kSetup] = joined(record.setup);
@@ -144,9 +168,10 @@ Checkpoint read_checkpoint(const comm::Communicator& c, const std::string& path,
   // the file) stops them all instead of leaving the others in a collective.
   Checkpoint ck;
   std::string digest;
+  WrittenBy by;
   comm::agree(c, [&] {
     try {
-      ck = read_here(path, planned, now, digest);
+      ck = read_here(path, planned, now, digest, by);
     } catch (const UserError& e) {
       // The file's own errors (missing, not HDF5, unreadable) name the option too.
       const std::string message = e.what();
@@ -164,18 +189,12 @@ Checkpoint read_checkpoint(const comm::Communicator& c, const std::string& path,
                       " here, " + std::to_string(done_on_0) + " on rank 0, or other values); every rank must resume from the same file "
                       "(a stale copy on one node?)");
   });
-  std::string ranks, plan, partitioner;
-  comm::agree(c, [&] {
-    const io::hdf5::WholeFile file(path);
-    ranks = file.attribute(kRanks).value_or("");
-    plan = file.attribute(kPlan).value_or("");
-    partitioner = file.attribute(kPartitioner).value_or("");
-  });
   // The promise holds for the same arithmetic: the same ranks and plan.
   std::string differs;
-  if (ranks != std::to_string(now.ranks)) differs = "on " + (ranks.empty() ? std::string("unrecorded") : ranks) + " rank(s), now " + std::to_string(now.ranks);
-  else if (plan != now.plan)
-    differs = "under another IA plan (partitioner " + (partitioner.empty() ? std::string("unrecorded") : partitioner) + ", now " + now.partitioner +
+  if (by.ranks != std::to_string(now.ranks))
+    differs = "on " + (by.ranks.empty() ? std::string("unrecorded") : by.ranks) + " rank(s), now " + std::to_string(now.ranks);
+  else if (by.plan != now.plan)
+    differs = "under another IA plan (partitioner " + (by.partitioner.empty() ? std::string("unrecorded") : by.partitioner) + ", now " + now.partitioner +
               "; or other --disable, --strategy, calibration or memory bounds)";
   if (!differs.empty())
     Log::warn("--resume " + path + ": the checkpoint was written " + differs +

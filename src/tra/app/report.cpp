@@ -43,12 +43,13 @@ IterationSummary summarize(const std::vector<IterationTimes>& iterations) {
     s.sum.operators += t.operators;
     s.sum.moved += t.moved;
   }
-  // Each time's own median (the upper one of an even count).
+  // Each time's own median (of an even count, the mean of the middle two).
   const auto median = [&](double IterationTimes::*field) {
     std::vector<double> v;
     for (const auto& t : iterations) v.push_back(t.*field);
-    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-    return v[v.size() / 2];
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   };
   s.median = {median(&IterationTimes::wall), median(&IterationTimes::reading), median(&IterationTimes::operators), s.last.moved};
   return s;

@@ -19,6 +19,7 @@
 #include "tra/app/train_loop.hpp"
 #include "tra/comm/agreement.hpp"
 #include "tra/common/build_info.hpp"
+#include "tra/common/digest.hpp"
 #include "tra/common/kokkos_types.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/peak_memory.hpp"
@@ -171,6 +172,7 @@ namespace {
 // The ranks agree that each HDF5 input holds the same values where they
 // read it (io/hdf5/dataset_digest.hpp): UserError at the tensor otherwise.
 void agree_input_values(const model::Workflow& wf, const comm::Communicator& c) {
+  if (c.size() == 1) return;  // nothing to compare
   std::vector<std::pair<const model::TensorDecl*, std::string>> digests;
   comm::agree(c, [&] {
     for (const auto& t : wf.tensors)
@@ -187,6 +189,35 @@ void agree_input_values(const model::Workflow& wf, const comm::Communicator& c) 
   }
 }
 
+// The options that decide which collectives a run enters (a checkpoint read,
+// a report written, the plan printed, execution at all): the same on every
+// rank, or a launch that gave ranks their own arguments (MPMD) would leave
+// some waiting for the others forever. (Paths may differ between ranks: a
+// node-local folder or copy is checked where it is used.)
+void agree_run_path(const RunOptions& opt, const comm::Communicator& c) {
+  static const char* const kExplain[] = {"", " --explain", " --explain=analyze", " --explain=dot"};
+  const std::string mine = std::string(kExplain[static_cast<int>(opt.explain)]) + (opt.dry_run ? " --dry-run" : "") +
+                           (opt.resume.empty() ? "" : " --resume") + (opt.report.empty() ? "" : " --report");
+  const std::string on_0 = c.broadcast(mine);
+  comm::agree(c, [&] {
+    if (mine != on_0)
+      throw UserError("the ranks were given different options (rank 0:" + (on_0.empty() ? std::string(" none of") : on_0) + "; this rank:" +
+                      (mine.empty() ? std::string(" none of") : mine) + " --explain, --dry-run, --resume, --report); every rank must run the same command");
+  });
+}
+
+// Every rank plans by itself and must plan the same plan: other --set,
+// --partitioner, --strategy, --disable or calibration values on one rank
+// (an MPMD launch) would send the ranks into different collectives.
+void agree_plan(const PlannedDeck& planned, const comm::Communicator& c) {
+  const std::string mine = Digest().add(planned.optimized.chosen.parameters()).hex(), on_0 = c.broadcast(mine);
+  comm::agree(c, [&] {
+    if (mine != on_0)
+      throw UserError("this rank planned another IA plan than rank 0 (was it given other --set, --partitioner, --strategy, --disable or "
+                      "--calibration values?); every rank must plan alike");
+  });
+}
+
 // Each HDF5-sourced tensor's name, shape and selection, on one line.
 std::string input_shapes(const model::Workflow& wf) {
   std::string out;
@@ -200,6 +231,7 @@ std::string input_shapes(const model::Workflow& wf) {
 
 void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   Stopwatch total;
+  agree_run_path(opt, c);
   // Each rank's own; rank 0's are the ones written (the writer writes rank
   // 0's attributes, and rank 0 writes --report).
   const std::string started = utc_now();
@@ -245,6 +277,7 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
   const MemoryLimit limit = memory_limit(wf, c);
   optimizer.memory_per_rank = limit.bytes;
   const PlannedDeck planned = plan_deck(wf, c.size(), optimizer);
+  agree_plan(planned, c);
   if (planned.memory.peak_bytes > limit.bytes) {
     const std::string need = "the plan needs an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank, over " +
                              limit.origin + " (" + physical::bytes_text(limit.bytes) + ")" +

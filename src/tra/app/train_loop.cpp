@@ -96,19 +96,24 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   TrainingLog log;
   TrainingRun run;
   Index carried_moved = 0;
-  Index last_checkpoint = resume.done;  // the iterations the checkpoint file on disk holds (0: none written by this run)
+  Index last_checkpoint = 0;  // the iterations the last checkpoint this run wrote holds (0: none written)
   const Index stride = std::max<Index>(1, train.iterations / 20);  // progress: the first ten, then every 5%, and the last
   // Stops every rank alike (the loss is the same on every rank, the counts
   // are summed): the log up to this iteration is written, the checkpoint
   // on disk is the last good one.
   auto stop = [&](Index iteration, const std::string& what) {
-    log.write(c, files.log);
     std::string kept;
     if (!files.checkpoint.empty())
-      kept = last_checkpoint > 0 && last_checkpoint > resume.done
-                 ? " The checkpoint " + files.checkpoint + " holds the state after iteration " + std::to_string(last_checkpoint) + "."
-                 : " No checkpoint was written by this run.";
-    if (!files.log.empty()) kept += " The log up to iteration " + std::to_string(iteration) + " is " + files.log + ".";
+      kept = last_checkpoint > 0 ? " The checkpoint " + files.checkpoint + " holds the state after iteration " + std::to_string(last_checkpoint) + "."
+             : resume.done > 0   ? " No checkpoint was written by this run (it resumed after iteration " + std::to_string(resume.done) + ")."
+                                 : " No checkpoint was written by this run.";
+    // The log, unless writing it fails too (which then must not hide why the run stopped).
+    try {
+      log.write(c, files.log);
+      if (!files.log.empty()) kept += " The log up to iteration " + std::to_string(iteration) + " is " + files.log + ".";
+    } catch (const UserError& e) {
+      kept += std::string(" The log could not be written: ") + e.what();
+    }
     throw UserError(train.loss_loc, "iteration " + std::to_string(iteration) + ": " + what +
                                         "; training stopped there and wrote no outputs (a NaN or an infinity in the data, a division by zero, "
                                         "or a step too large for the loss)." + kept);
@@ -135,7 +140,13 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     ex->run();
     const std::vector<Tuple> loss_tuples = gathered(*ex, ia.node(loss_node), loss_node, c);
     const double loss = loss_tuples.at(0).chunk.to_host().at(0);
-    const auto [broken, nonfinite] = first_nonfinite(*ex, planned.carried, ia, c);
+    const bool reported = iteration <= 10 || iteration % stride == 0 || iteration == train.iterations;  // a progress line
+    const bool checkpointed = !files.checkpoint.empty() && (iteration % train.checkpoint_every == 0 || iteration == train.iterations);
+    // The updated tensors are checked where the run reports or saves them
+    // (a pass over every parameter each iteration would cost a few percent
+    // of a large model's step); between checks a NaN update shows in the
+    // next iteration's loss, which it reaches through any path.
+    const auto [broken, nonfinite] = reported || checkpointed ? first_nonfinite(*ex, planned.carried, ia, c) : std::pair<std::string, Index>{"", 0};
     if (iteration < train.iterations && std::isfinite(loss) && broken.empty()) {
       for (const auto& [name, carried] : planned.carried) {
         const physical::IaNode& n = ia.node(carried.next);
@@ -164,7 +175,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     if (!std::isfinite(loss)) stop(iteration, "the loss " + train.loss + " is " + (std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf"));
     if (!broken.empty())
       stop(iteration, "the update left " + std::to_string(nonfinite) + " NaN or infinite value(s) in " + broken + " (a gradient or a step was not finite)");
-    if (!files.checkpoint.empty() && (iteration % train.checkpoint_every == 0 || iteration == train.iterations)) {
+    if (checkpointed) {
       write_checkpoint(c, files.checkpoint, *ex, ia, next_nodes, iteration, record);
       last_checkpoint = iteration;
       // The log up to the checkpoint, for a job that is stopped before the
@@ -175,7 +186,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
         since_log.restart();
       }
     }
-    if (iteration <= 10 || iteration % stride == 0 || iteration == train.iterations) {
+    if (reported) {
       std::ostringstream line;
       line.precision(10);
       line << "iteration " << iteration << "/" << train.iterations << ": loss " << loss << " (" << t << " s, " << 1 / t << " it/s)";
@@ -183,7 +194,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     }
     // Where the run writes, checked as it goes: with each progress line and
     // before the iteration whose results are the outputs.
-    if (iteration + 1 == train.iterations || (iteration < train.iterations && (iteration <= 10 || iteration % stride == 0))) check_files();
+    if (iteration + 1 == train.iterations || (reported && iteration < train.iterations)) check_files();
     run.last = std::move(ex);
   }
   run.seconds = c.max(all.seconds());

@@ -16,11 +16,12 @@
 // the state k updates made (docs/training.md).
 //
 // A run never ends "successfully" with non-finite weights: a NaN or an
-// infinite loss, or an update that leaves one in a parameter or an
-// optimizer's state, stops every rank at that iteration with a UserError
-// (exit 2) naming the iteration and the tensor, before that iteration's
-// checkpoint; the earlier checkpoint stays, and the log up to the iteration
-// is written.
+// infinite loss (checked every iteration), or an update that leaves one in
+// a parameter or an optimizer's state (checked with each progress line,
+// each checkpoint and the last iteration), stops every rank there with a
+// UserError (exit 2) naming the iteration and the tensor, before that
+// iteration's checkpoint; the earlier checkpoint stays, and the log up to
+// the iteration is written.
 //
 // Not yet as the issue wants it: the carried tensors' movement is charged
 // when labelings are compared (PlannedDeck::carried_floats), not inside the

@@ -20,7 +20,8 @@ namespace tra {
 // A place in a user's file: 1-based line and column as editors show them.
 struct SourceLoc {
   SourceLoc() = default;
-  SourceLoc(std::string file_, int line_ = 0, int column_ = 0, std::vector<int> offsets_ = {})
+  // (two arguments at least: a plain string never turns into a place)
+  SourceLoc(std::string file_, int line_, int column_ = 0, std::vector<int> offsets_ = {})
       : file(std::move(file_)), line(line_), column(column_), offsets(std::move(offsets_)) {}
   std::string file;
   int line = 0;
@@ -33,8 +34,8 @@ struct SourceLoc {
   std::string str() const;  // "deck.yaml:3:7" or "deck.yaml" when the line is unknown
   // `chars` characters into the value's text.
   SourceLoc shifted(int chars) const {
-    if (offsets.empty() || chars < 0) return {file, line, column + chars, {}};
-    return {file, line, column + offsets[std::min(static_cast<size_t>(chars), offsets.size() - 1)], {}};
+    if (offsets.empty() || chars < 0) return SourceLoc(file, line, column + chars);
+    return SourceLoc(file, line, column + offsets[std::min(static_cast<size_t>(chars), offsets.size() - 1)]);
   }
 };
 

@@ -1,22 +1,25 @@
 #include "tra/io/text_file.hpp"
 
-#include <unistd.h>
-
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "tra/common/error.hpp"
+#include "tra/io/temporary_name.hpp"
 #include "tra/io/write_target.hpp"
 
 namespace tra::io {
 
 void write_text_file(const std::string& given, const std::string& text, const std::string& what) {
   const std::string path = write_target(given, what);  // through a link; never over a device or a FIFO
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  const std::string tmp = temporary_name(path, unique_suffix());
   {
+    errno = 0;
     std::ofstream out(tmp);
-    if (!out) throw UserError(SourceLoc{path, 0, 0}, "cannot write " + what + " (does its folder exist?)");
+    if (!out)
+      throw UserError(SourceLoc{path, 0, 0}, "cannot write " + what + (errno ? ": " + std::string(std::strerror(errno)) : std::string(" (does its folder exist?)")));
     out << text;
     out.close();
     if (!out) {

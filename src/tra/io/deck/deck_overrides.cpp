@@ -253,8 +253,8 @@ DeckOverride parse_override(const std::string& arg) {
 
 SourceLoc node_loc(const YAML::Node& n, const std::string& deck, const PlacedNodes& placed) {
   for (const auto& [node, option] : placed)
-    if (node.is(n)) return {option, 0, 0};
-  return {deck, n.Mark().line + 1, n.Mark().column + 1};
+    if (node.is(n)) return SourceLoc(option, 0);
+  return SourceLoc(deck, n.Mark().line + 1, n.Mark().column + 1);
 }
 
 PlacedNodes apply_overrides(YAML::Node& root, const std::vector<DeckOverride>& overrides) {

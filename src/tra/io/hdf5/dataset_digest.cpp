@@ -12,30 +12,31 @@ namespace tra::io::hdf5 {
 namespace {
 
 constexpr hsize_t kWhole = hsize_t{1} << 20;  // elements read whole up to this many
-constexpr hsize_t kSamples = 4096;
+constexpr hsize_t kBlocks = 64;                // else this many runs ...
+constexpr hsize_t kRun = 64;                   // ... of this many elements along the last dimension
 
-// The sampled elements' coordinates, row after row: SplitMix64 positions
-// in the flattened dataset, sorted so that HDF5 reads them in file order.
-std::vector<hsize_t> sample_points(const std::vector<hsize_t>& dims, hsize_t elements) {
-  std::vector<hsize_t> flat;
+// A larger dataset's sample: kBlocks runs of up to kRun neighbours along the
+// last dimension, at SplitMix64 positions in the flattened dataset (the same
+// on every rank), selected together. A run lies in one or two HDF5 chunks,
+// so a compressed dataset decompresses at most 2 * kBlocks chunks here.
+void select_sample(hid_t space, const std::vector<hsize_t>& dims, hsize_t elements) {
+  const size_t rank = dims.size();
+  const hsize_t run = std::min(kRun, dims[rank - 1]);
   std::uint64_t state = 0x5EED;
-  for (hsize_t i = 0; i < kSamples; ++i) {
+  for (hsize_t i = 0; i < kBlocks; ++i) {
     std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    flat.push_back((z ^ (z >> 31)) % elements);
-  }
-  std::sort(flat.begin(), flat.end());
-  std::vector<hsize_t> coords;
-  for (hsize_t f : flat) {
-    std::vector<hsize_t> at(dims.size());
-    for (size_t d = dims.size(); d-- > 0;) {
-      at[d] = f % dims[d];
-      f /= dims[d];
+    hsize_t flat = (z ^ (z >> 31)) % elements;
+    std::vector<hsize_t> start(rank), count(rank, 1);
+    for (size_t d = rank; d-- > 0;) {
+      start[d] = flat % dims[d];
+      flat /= dims[d];
     }
-    coords.insert(coords.end(), at.begin(), at.end());
+    start[rank - 1] = std::min(start[rank - 1], dims[rank - 1] - run);
+    count[rank - 1] = run;
+    H5Sselect_hyperslab(space, i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start.data(), nullptr, count.data(), nullptr);
   }
-  return coords;
 }
 
 }  // namespace
@@ -64,11 +65,12 @@ std::string dataset_digest(const model::TensorDecl& t, const model::Hdf5Source& 
     values.resize(static_cast<size_t>(elements));
     if (H5Dread(d.get(), hdf5_scalar(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) fail("its values");
   } else {
-    const std::vector<hsize_t> coords = sample_points(dims, elements);
-    if (H5Sselect_elements(space.get(), H5S_SELECT_SET, kSamples, coords.data()) < 0) fail("selecting a sample");
-    const hsize_t n = kSamples;
+    select_sample(space.get(), dims, elements);
+    const hssize_t selected = H5Sget_select_npoints(space.get());
+    if (selected <= 0) fail("selecting a sample");
+    const hsize_t n = static_cast<hsize_t>(selected);
     Dataspace memory(H5Screate_simple(1, &n, nullptr));
-    values.resize(kSamples);
+    values.resize(static_cast<size_t>(n));
     if (H5Dread(d.get(), hdf5_scalar(), memory.get(), space.get(), H5P_DEFAULT, values.data()) < 0) fail("a sample of its values");
   }
   digest.add(values.data(), values.size() * sizeof(Scalar));

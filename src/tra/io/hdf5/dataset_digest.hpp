@@ -4,11 +4,11 @@
 // read the same data: a stale copy on one node's local disk has the same
 // shape (which the ranks agree on) but other values, and would train or
 // compute silently from them there. Small datasets (up to 2^20 elements)
-// are read whole; larger ones at 4096 elements spread over the whole
-// dataset (fixed, pseudo-random positions: the same on every rank), so
-// that the check costs a rank no more than a few MiB of reading however
-// large the data. Values, not bytes: two copies of the same data written
-// at different times (other HDF5 timestamps) agree.
+// are read whole; larger ones at 64 runs of 64 neighbours spread over the
+// whole dataset (fixed, pseudo-random positions: the same on every rank),
+// so that the check reads a rank at most 128 HDF5 chunks however large the
+// data. Values, not bytes: two copies of the same data written at
+// different times (other HDF5 timestamps) agree.
 #include <string>
 
 #include "tra/model/workflow.hpp"

@@ -1,5 +1,7 @@
 #include "tra/io/hdf5/reader.hpp"
 
+#include <vector>
+
 #include "tra/common/error.hpp"
 #include "tra/common/scalar_types.hpp"
 #include "tra/io/hdf5/dataset_extents.hpp"
@@ -33,18 +35,29 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
   TRA_H5_COLLECTIVE(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
   // The file was checked when the run was planned; one that fails to open
   // now was changed since (replaced mid-run by a truncated copy, removed):
-  // the user's data, not TRA's. The ranks share the file, so they fail here
-  // alike and unwind alike; the caller agrees on the failure.
-  const auto changed = [&](const std::string& what) {
+  // the user's data, not TRA's. The ranks compare how far they got: when
+  // all failed alike they unwind alike (the caller agrees on the error);
+  // when only some did (the file replaced between their opens), what they
+  // hold open cannot be closed without the others, and all are stopped.
+  std::string failure;
+  const auto failed = [&](const std::string& what) {
     const std::string why = hdf5_reason();
-    throw UserError("cannot " + what + " '" + src.file + "' (changed since the run began?)" + (why.empty() ? std::string() : ": " + why));
+    failure = "cannot " + what + " '" + src.file + "' (changed since the run began?)" + (why.empty() ? std::string() : ": " + why);
   };
   File f(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, fapl.get()));
-  if (!f.valid()) changed("open HDF5 file");
-  Dataset d(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT));
-  if (!d.valid()) changed("open dataset '" + src.dataset + "' of");
-  Dataspace file_space(H5Dget_space(d.get()));
-  if (!file_space.valid()) changed("read the extents of dataset '" + src.dataset + "' of");
+  Dataset d;
+  Dataspace file_space;
+  if (!f.valid()) {
+    failed("open HDF5 file");
+  } else if (d = Dataset(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT)); !d.valid()) {
+    failed("open dataset '" + src.dataset + "' of");
+  } else if (file_space = Dataspace(H5Dget_space(d.get())); !file_space.valid()) {
+    failed("read the extents of dataset '" + src.dataset + "' of");
+  }
+  std::vector<double> outcome{failure.empty() ? 0.0 : 1.0, failure.empty() ? -0.0 : -1.0};  // max failed, -(min failed)
+  c.max(outcome);
+  if (outcome[0] != -outcome[1]) abort_collective("H5Fopen/H5Dopen2 (the file opened on some ranks only)", __FILE__, __LINE__);
+  if (!failure.empty()) throw UserError(failure);
   const int rank = static_cast<int>(chunk_shape.size());
   std::vector<hsize_t> count(chunk_shape.begin(), chunk_shape.end());
   Dataspace mem_space(TRA_H5_COLLECTIVE(H5Screate_simple(rank, count.data(), nullptr)));

@@ -18,6 +18,7 @@
 #include "tra/comm/agreement.hpp"
 #include "tra/io/hdf5/handle.hpp"
 #include "tra/io/temp_file_guard.hpp"
+#include "tra/io/temporary_name.hpp"
 #include "tra/io/write_target.hpp"
 
 namespace tra::io::hdf5 {
@@ -143,25 +144,6 @@ void write_dataset(hid_t file, const DatasetData& ds, int rounds, Failure& faile
   }
 }
 
-// A short name beside the final file: MPI-IO's shared-file-pointer
-// component builds names from the file's and overflows on names near 255
-// characters, which the final name may be; rename() has no such limit.
-// Unique beyond the process id, which repeats across nodes and containers:
-// another job's temporary file of the same name would be this one's to
-// remove.
-std::string unique_suffix() {
-  static int count = 0;
-  const auto ns = std::chrono::steady_clock::now().time_since_epoch().count() ^ std::chrono::system_clock::now().time_since_epoch().count();
-  char text[64];
-  std::snprintf(text, sizeof text, "%ld-%llx-%d", static_cast<long>(getpid()), static_cast<unsigned long long>(ns), count++);
-  return text;
-}
-
-std::string temporary_name(const std::string& path, const std::string& suffix) {
-  std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  return (dir / (".tra.tmp-" + suffix)).string();
-}
-
 }  // namespace
 
 double file_bytes(const FileData& f) {
@@ -240,7 +222,7 @@ void write_file(const comm::Communicator& c, const FileData& f) {
   // all ranks, both chosen by rank 0.
   std::string target;
   comm::agree(c, [&] {
-    if (c.rank() == 0) target = write_target(f.path, "output file");
+    if (c.rank() == 0) target = write_target(f.path, f.what);
   });
   target = c.broadcast(target);
   const std::string tmp = temporary_name(target, c.broadcast(c.rank() == 0 ? unique_suffix() : std::string()));

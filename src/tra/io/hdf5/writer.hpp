@@ -29,6 +29,7 @@ struct FileData {
   std::string path;                           // final path
   std::vector<DatasetData> datasets;
   std::map<std::string, std::string> attributes;  // the same names on every rank; rank 0's values are written
+  std::string what = "output file";               // names the file in errors ("the checkpoint")
 };
 
 // Whether a dataset stored so is written collectively: compressed ones must
