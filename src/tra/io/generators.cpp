@@ -2,6 +2,7 @@
 
 #include "tra/common/error.hpp"
 #include "tra/common/kokkos_math.hpp"
+#include "tra/common/portable_math.hpp"
 #include "tra/kernels/strided.hpp"
 
 namespace tra::io {
@@ -56,7 +57,9 @@ Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_
       case Generator::Kind::Normal: {
         // Box-Muller on two independent uniforms of this element.
         const double u1 = unit(seed, 2 * n), u2 = unit(seed, 2 * n + 1);
-        x = a + b * kmath::sqrt(-2.0 * kmath::log(u1)) * kmath::cos(6.283185307179586 * u2);
+        // log and cos of their own, the same bits on every backend (sqrt is
+        // correctly rounded everywhere).
+        x = a + b * kmath::sqrt(-2.0 * portable_log(u1)) * portable_cos(6.283185307179586 * u2);
         break;
       }
       case Generator::Kind::Zeros: x = 0; break;
