@@ -8,6 +8,13 @@ namespace tra::kernels {
 namespace {
 
 constexpr Index kBlock = einsum::ScalarProgram::kBlock;
+// A reduction over more than this many inner positions is folded in
+// segments of this many (each from the identity, in the order of q), whose
+// results are then folded in order: the same order on every backend, so a
+// host and a device sum alike, and a device can fold the segments in
+// parallel instead of one thread walking 524,288 terms.
+constexpr Index kSegment = kSegmentLength;
+static_assert(kSegment % kBlock == 0, "host blocks must not cross a segment");
 
 template <class Space>
 void run(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
@@ -115,18 +122,56 @@ void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, 
     const int m = static_cast<int>(std::min(kBlock, len - t0));
     Index ox, oy, oz;
     out.offsets((job / tiles) * len + t0, ox, oy, oz);
-    Scalar acc[kBlock], a[kBlock], b[kBlock], v[kBlock];
+    Scalar acc[kBlock], seg[kBlock], a[kBlock], b[kBlock], v[kBlock];
     std::fill(acc, acc + m, einsum::agg_identity(agg));
     Odometer o(inner, 0);
-    for (Index q = 0; q < n_inner; ++q, o.next()) {
-      const Scalar* pa = xp + ox + o.a;
-      if (!x_runs) std::fill(a, a + m, *pa);
-      const Scalar* pb = yp ? yp + oy + o.b : nullptr;
-      if (pb && !y_runs) std::fill(b, b + m, *pb);
-      prog.eval_block(x_runs ? pa : a, pb ? (y_runs ? pb : b) : nullptr, v, m);
-      for (int i = 0; i < m; ++i) acc[i] = einsum::agg_combine(agg, acc[i], v[i]);
+    for (Index q0 = 0; q0 < n_inner; q0 += kSegment) {  // segment by segment (kSegment)
+      std::fill(seg, seg + m, einsum::agg_identity(agg));
+      for (Index q = q0; q < std::min(q0 + kSegment, n_inner); ++q, o.next()) {
+        const Scalar* pa = xp + ox + o.a;
+        if (!x_runs) std::fill(a, a + m, *pa);
+        const Scalar* pb = yp ? yp + oy + o.b : nullptr;
+        if (pb && !y_runs) std::fill(b, b + m, *pb);
+        prog.eval_block(x_runs ? pa : a, pb ? (y_runs ? pb : b) : nullptr, v, m);
+        for (int i = 0; i < m; ++i) seg[i] = einsum::agg_combine(agg, seg[i], v[i]);
+      }
+      for (int i = 0; i < m; ++i) acc[i] = einsum::agg_combine(agg, acc[i], seg[i]);
     }
     std::copy(acc, acc + m, zp + oz);
+  });
+}
+
+// The device's reduction, valid on any execution space (the tests run it on
+// the host and compare it with the host form, bit for bit): one thread per
+// (output, segment) folds its segment from the identity, then one thread
+// per output folds the segments' results in order.
+template <class Space>
+void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
+                        const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+  const Index n_inner = inner.count(), outputs = out.count();
+  const Index segments = n_inner == 0 ? 1 : (n_inner + kSegment - 1) / kSegment;
+  const bool two = y.extent(0) != 0;
+  Kokkos::View<Scalar*, typename Space::memory_space> part(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::reduce_segments"),
+                                                           static_cast<size_t>(outputs * segments));
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, outputs * segments), KOKKOS_LAMBDA(const Index job) {
+    const Index p = job / segments, q0 = (job % segments) * kSegment;
+    const Index q1 = q0 + kSegment < n_inner ? q0 + kSegment : n_inner;
+    Index ox, oy, oz;
+    out.offsets(p, ox, oy, oz);
+    Scalar acc = einsum::agg_identity(agg);
+    for (Index q = q0; q < q1; ++q) {
+      Index ax, ay, unused;
+      inner.offsets(q, ax, ay, unused);
+      acc = einsum::agg_combine(agg, acc, prog.eval(x(ox + ax), two ? y(oy + ay) : Scalar(0)));
+    }
+    part(job) = acc;
+  });
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, outputs), KOKKOS_LAMBDA(const Index p) {
+    Index ox, oy, oz;
+    out.offsets(p, ox, oy, oz);
+    Scalar acc = einsum::agg_identity(agg);
+    for (Index s = 0; s < segments; ++s) acc = einsum::agg_combine(agg, acc, part(p * segments + s));
+    z(oz) = acc;
   });
 }
 
@@ -145,27 +190,19 @@ void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::Agg
       out.offsets(p, ox, oy, oz);
       Odometer o(inner, 0);
       Scalar a[kBlock], b[kBlock], v[kBlock];
-      Scalar acc = einsum::agg_identity(agg);
+      Scalar acc = einsum::agg_identity(agg), seg = acc;
       for (Index q = 0; q < n_inner; q += kBlock) {
+        if (q % kSegment == 0) seg = einsum::agg_identity(agg);
         const int m = static_cast<int>(std::min(kBlock, n_inner - q));
         gather(o, xp + ox, yp ? yp + oy : nullptr, a, b, m);
         prog.eval_block(a, two ? b : nullptr, v, m);
-        for (int i = 0; i < m; ++i) acc = einsum::agg_combine(agg, acc, v[i]);  // in the order of q, as on a device
+        for (int i = 0; i < m; ++i) seg = einsum::agg_combine(agg, seg, v[i]);  // in the order of q, as on a device
+        if ((q + kBlock) % kSegment == 0 || q + kBlock >= n_inner) acc = einsum::agg_combine(agg, acc, seg);
       }
       zp[oz] = acc;
     });
   } else {
-    Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, out.count()), KOKKOS_LAMBDA(const Index p) {
-      Index ox, oy, oz;
-      out.offsets(p, ox, oy, oz);
-      Scalar acc = einsum::agg_identity(agg);
-      for (Index q = 0; q < n_inner; ++q) {
-        Index ax, ay, unused;
-        inner.offsets(q, ax, ay, unused);
-        acc = einsum::agg_combine(agg, acc, prog.eval(x(ox + ax), two ? y(oy + ay) : Scalar(0)));
-      }
-      z(oz) = acc;
-    });
+    reduce_device_form<Space>(name, prog, agg, out, inner, x, y, z);
   }
 }
 
@@ -179,6 +216,11 @@ void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& 
 void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
                  const ChunkData& x, const ChunkData& y, const ChunkData& z) {
   run_reduce<ExecSpace>(name, prog, agg, out, inner, x, y, z);
+}
+
+void eval_reduce_device_form(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
+                              const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+  reduce_device_form<ExecSpace>(name, prog, agg, out, inner, x, y, z);
 }
 
 void eval_elements(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
