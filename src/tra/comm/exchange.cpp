@@ -1,6 +1,8 @@
 #include "tra/comm/exchange.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <cstdint>
 
 #include "tra/common/error.hpp"
 #include "tra/common/scalar_types.hpp"
@@ -11,6 +13,58 @@ namespace {
 // Can MPI read and write chunk memory directly? True for host builds; a CUDA
 // build stages through host buffers (no CUDA-aware MPI is assumed).
 constexpr bool kHostChunks = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+
+// Device builds stage through pinned host memory (copies at the bus' speed,
+// not through a pageable bounce buffer), kept between exchanges and grown
+// by doubling: a pinned allocation costs more than the copy it serves.
+#if defined(KOKKOS_ENABLE_CUDA)
+using StagingSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using StagingSpace = Kokkos::HostSpace;
+#endif
+using StagingView = Kokkos::View<Scalar*, StagingSpace>;
+
+StagingView& send_staging() {
+  static StagingView v;
+  return v;
+}
+
+StagingView& recv_staging() {
+  static StagingView v;
+  return v;
+}
+
+Scalar* staging(StagingView& kept, size_t floats) {
+  static bool hooked = false;
+  if (!hooked) {  // Views must be gone before Kokkos finalizes
+    Kokkos::push_finalize_hook([] {
+      send_staging() = StagingView();
+      recv_staging() = StagingView();
+    });
+    hooked = true;
+  }
+  if (kept.extent(0) < floats)
+    kept = StagingView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::staging"), std::max(floats, 2 * kept.extent(0)));
+  return kept.data();
+}
+
+// The chunks of `tuples`, `per` floats each, one after another from `dest`
+// (memory of the chunks' space): one kernel for all, where one copy per
+// chunk would each be a separate transfer on a device.
+void pack(const std::vector<const Tuple*>& tuples, Index per, Scalar* dest) {
+  const Index n = static_cast<Index>(tuples.size());
+  if (n == 0 || per == 0) return;
+  Kokkos::View<std::uintptr_t*, MemSpace> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::pack_from"), static_cast<size_t>(n));
+  auto host = Kokkos::create_mirror_view(from);
+  for (Index i = 0; i < n; ++i) host(i) = reinterpret_cast<std::uintptr_t>(tuples[static_cast<size_t>(i)]->chunk.data.data());
+  Kokkos::deep_copy(from, host);
+  Kokkos::View<Scalar*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> to(dest, static_cast<size_t>(n * per));
+  Kokkos::parallel_for("tra::pack", RangePolicy(0, n * per), KOKKOS_LAMBDA(const Index i) {
+    const Index t = i / per;
+    to(i) = reinterpret_cast<const Scalar*>(from(t))[i - t * per];
+  });
+  Kokkos::fence();
+}
 
 // An MPI datatype freed by RAII.
 class TypeHandle {
@@ -47,18 +101,23 @@ void chunk_type(TypeHandle& t, Index floats) {
 // each received chunk is a subview of it, so no copy follows.
 struct RecvSide {
   ChunkData data;
-  Kokkos::View<Scalar*, Kokkos::HostSpace> staging;  // device builds only
+  Scalar* staged = nullptr;  // device builds: the pinned buffer MPI writes
 
   explicit RecvSide(size_t floats) : data(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::recv"), floats) {
-    if constexpr (!kHostChunks)
-      staging = Kokkos::View<Scalar*, Kokkos::HostSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::recv_host"), floats);
+    if constexpr (!kHostChunks) staged = staging(recv_staging(), floats);
   }
   Scalar* host_buffer() {
     if constexpr (kHostChunks) return data.data();
-    return staging.data();
+    return staged;
   }
-  void arrived() {
-    if constexpr (!kHostChunks) Kokkos::deep_copy(data, staging);
+  // Floats [from, to) of the host buffer to the chunks' memory (device
+  // builds; a host build received them in place).
+  void arrived(size_t from, size_t to) {
+    if constexpr (!kHostChunks) {
+      if (to <= from) return;
+      Kokkos::View<Scalar*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(staged + from, to - from);
+      Kokkos::deep_copy(Kokkos::subview(data, std::make_pair(from, to)), src);
+    }
   }
   Chunk chunk(size_t i, const Shape& shape, Index per) const {
     const size_t a = i * static_cast<size_t>(per);
@@ -88,6 +147,7 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
                              const Shape& chunk_shape, Moved& moved, const std::vector<int>* planned) {
   const int p = c.size();
   const Index per = volume(chunk_shape);
+  if (p == 1) return mine;  // nothing leaves the rank: nothing is copied
   Kokkos::fence();  // chunk kernels must be done before MPI reads their memory
   int n_mine = to_int(mine.size(), "tuple");
   std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
@@ -121,16 +181,20 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
     // the send datatype's size, which then differs between ranks holding
     // different numbers of tuples, and the ranks deadlock in different
     // algorithms.)
-    Scalar* base = recv.host_buffer() + static_cast<size_t>(displs[c.rank()]) * static_cast<size_t>(per);
-    for (size_t i = 0; i < mine.size(); ++i) {
-      Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(base + i * static_cast<size_t>(per),
-                                                                                          static_cast<size_t>(per));
-      Kokkos::deep_copy(dst, mine[i].chunk.data);
+    // (On a device the own chunks are packed there and copied to the host
+    // in one transfer; they are not copied back.)
+    const size_t own_from = static_cast<size_t>(displs[c.rank()]) * static_cast<size_t>(per);
+    const size_t own_to = own_from + mine.size() * static_cast<size_t>(per);
+    pack(ptrs, per, recv.data.data() + own_from);
+    if constexpr (!kHostChunks) {
+      Kokkos::View<Scalar*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> own(recv.host_buffer() + own_from, own_to - own_from);
+      Kokkos::deep_copy(own, Kokkos::subview(recv.data, std::make_pair(own_from, own_to)));
     }
     TypeHandle ct;
     chunk_type(ct, per);
     TRA_MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv.host_buffer(), counts.data(), displs.data(), ct.get(), c.get()));
-    recv.arrived();
+    recv.arrived(0, own_from);
+    recv.arrived(own_to, total * static_cast<size_t>(per));
   }
   moved.floats += static_cast<Index>(mine.size()) * per * (p - 1);
 
@@ -154,6 +218,7 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
                            const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned) {
   const int p = c.size();
   const Index per = volume(chunk_shape);
+  if (p == 1) return mine;  // every tuple is already where it goes
   Kokkos::fence();
   std::vector<std::vector<const Tuple*>> to(static_cast<size_t>(p));
   std::vector<Tuple> out;
@@ -194,18 +259,21 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
   }
   RecvSide recv(received * static_cast<size_t>(per));
   if (per > 0) {
-    // The send side is packed: Alltoallv takes one datatype for all peers.
-    std::vector<Scalar> packed(ordered.size() * static_cast<size_t>(per));
-    for (size_t i = 0; i < ordered.size(); ++i) {
-      Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(packed.data() + i * static_cast<size_t>(per),
-                                                                                          static_cast<size_t>(per));
-      Kokkos::deep_copy(dst, ordered[i]->chunk.data);
+    // The send side is packed (Alltoallv takes one datatype for all peers):
+    // in place on a host, on a device and then in one transfer to the host.
+    const size_t floats = ordered.size() * static_cast<size_t>(per);
+    ChunkData packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::packed"), floats);
+    pack(ordered, per, packed.data());
+    Scalar* send = packed.data();
+    if constexpr (!kHostChunks) {
+      send = staging(send_staging(), floats);
+      Kokkos::deep_copy(Kokkos::View<Scalar*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(send, floats), packed);
     }
     TypeHandle ct;
     chunk_type(ct, per);
-    TRA_MPI_CHECK(MPI_Alltoallv(packed.data(), send_counts.data(), sdispl.data(), ct.get(), recv.host_buffer(), recv_counts.data(),
+    TRA_MPI_CHECK(MPI_Alltoallv(send, send_counts.data(), sdispl.data(), ct.get(), recv.host_buffer(), recv_counts.data(),
                                 rdispl.data(), ct.get(), c.get()));
-    recv.arrived();
+    recv.arrived(0, received * static_cast<size_t>(per));
   }
   moved.floats += static_cast<Index>(ordered.size()) * per;
   for (size_t i = 0; i < received; ++i) {
