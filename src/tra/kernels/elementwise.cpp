@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "tra/kernels/scratch.hpp"
+
 namespace tra::kernels {
 
 namespace {
@@ -151,8 +153,7 @@ void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, ein
   const Index n_inner = inner.count(), outputs = out.count();
   const Index segments = n_inner == 0 ? 1 : (n_inner + kSegment - 1) / kSegment;
   const bool two = y.extent(0) != 0;
-  Kokkos::View<Scalar*, typename Space::memory_space> part(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::reduce_segments"),
-                                                           static_cast<size_t>(outputs * segments));
+  const ChunkData part = scratch(static_cast<size_t>(outputs * segments));  // kept between reductions (no allocation each)
   Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, outputs * segments), KOKKOS_LAMBDA(const Index job) {
     const Index p = job / segments, q0 = (job % segments) * kSegment;
     const Index q1 = q0 + kSegment < n_inner ? q0 + kSegment : n_inner;

@@ -6,20 +6,33 @@
 // count they will run at) and keeps the YAML file; `tra-run --calibration FILE`
 // or `run: optimizer: calibration: FILE` in a deck uses it. Without a file the
 // built-in defaults below are used: rates measured on the development VM.
+#include <Kokkos_Macros.hpp>  // KOKKOS_ENABLE_CUDA: a GPU build, whose built-in rates are a GPU's
+
 #include <string>
 
 
 namespace tra::physical {
 
+// The rates a build assumes without a calibration file: the development
+// VM's for a host build; for a CUDA build, what tra-calibrate measured on one
+// H200 (issue 26: GEMM, device memory, the loop kernels, host-staged
+// collectives), the rest kept from the VM. A CPU's rates on a GPU predicted
+// a 0.7 ms GEMM at 0.52 s and left every plan choice blind.
+#if defined(KOKKOS_ENABLE_CUDA)
+inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInLoopFlops = 4.2e10, kBuiltInMemoryBytes = 3.2e12;
+#else
+inline constexpr double kBuiltInGemmFlops = 65e9, kBuiltInLoopFlops = 3.5e8, kBuiltInMemoryBytes = 1.3e10;
+#endif
+
 struct Rates {
-  double gemm_flops = 65e9;        // per site: KokkosBlas::gemm on double chunks
-  double loop_flops = 3.5e8;       // per site: the Kokkos loop kernels (elementwise, non-GEMM EinSums, folds)
+  double gemm_flops = kBuiltInGemmFlops;  // per site: KokkosBlas::gemm on double chunks
+  double loop_flops = kBuiltInLoopFlops;  // per site: the Kokkos loop kernels (elementwise, non-GEMM EinSums, folds)
   // Per site: bytes per second of what a GEMM call reads and writes (its two
   // chunks and its result, once each), paid besides its flops. A large
   // square GEMM pays little of it next to its flops; a labeling cut finer,
   // into many thin GEMMs, pays it many times (the skewed chain's 64-row
   // blocks on 2 ranks run at 98 GFLOP/s where 128-row ones reach 120).
-  double memory_bytes = 1.3e10;
+  double memory_bytes = kBuiltInMemoryBytes;
   // The network rates are those of 100 MB-sized collectives (perf/plans), which
   // reach a third of what tra-calibrate's small ones measure on this VM.
   double shuffle_bytes = 1.3e9;    // per site: bytes a site sends per second in MPI_Alltoallv
