@@ -40,6 +40,13 @@ KOKKOS_INLINE_FUNCTION double double_of(std::uint64_t b) {
 #endif
 }
 
+// p = c[0], then p = p·x + c[i] for i = 1 .. n−1: Horner's rule in a fixed order.
+KOKKOS_INLINE_FUNCTION double horner(const double* c, int n, double x) {
+  double p = c[0];
+  for (int i = 1; i < n; ++i) p = p * x + c[i];
+  return p;
+}
+
 }  // namespace portable_math_detail
 
 // ln x = k ln 2 + ln m, x = m 2^k with m in [√½, √2); ln m = 2 atanh(s)
@@ -57,16 +64,10 @@ KOKKOS_INLINE_FUNCTION double portable_log(double x) {
   }
   const double s = (m - 1.0) / (m + 1.0);
   const double s2 = s * s;
-  double p = 0x1.8618618618618p-5;  // 1/21
-  p = p * s2 + 0x1.af286bca1af28p-5;  // 1/19
-  p = p * s2 + 0x1.e1e1e1e1e1e1ep-5;  // 1/17
-  p = p * s2 + 0x1.1111111111111p-4;  // 1/15
-  p = p * s2 + 0x1.3b13b13b13b14p-4;  // 1/13
-  p = p * s2 + 0x1.745d1745d1746p-4;  // 1/11
-  p = p * s2 + 0x1.c71c71c71c71cp-4;  // 1/9
-  p = p * s2 + 0x1.2492492492492p-3;  // 1/7
-  p = p * s2 + 0x1.999999999999ap-3;  // 1/5
-  p = p * s2 + 0x1.5555555555555p-2;  // 1/3
+  // 1/21, 1/19, ..., 1/3: the doubles nearest to them
+  constexpr double kAtanh[] = {0x1.8618618618618p-5, 0x1.af286bca1af28p-5, 0x1.e1e1e1e1e1e1ep-5, 0x1.1111111111111p-4, 0x1.3b13b13b13b14p-4,
+                               0x1.745d1745d1746p-4, 0x1.c71c71c71c71cp-4, 0x1.2492492492492p-3, 0x1.999999999999ap-3, 0x1.5555555555555p-2};
+  const double p = horner(kAtanh, 10, s2);
   const double ln_m = (s + s) + (s + s) * (s2 * p);  // 2s (1 + s² p)
   const double kd = static_cast<double>(k);
   return kd * 0x1.62e42fee00000p-1 + (kd * 0x1.a39ef35793c76p-33 + ln_m);  // k (ln2_hi + ln2_lo) + ln m
@@ -77,37 +78,24 @@ KOKKOS_INLINE_FUNCTION double portable_log(double x) {
 // tail); cos r and sin r by their Taylor series to r^20 and r^21 (Horner in
 // r²; the next terms are below 2^-60).
 KOKKOS_INLINE_FUNCTION double portable_cos(double x) {
+  using portable_math_detail::horner;
   const int n = static_cast<int>(x * 0x1.45f306dc9c883p-1 + 0.5);  // x · 2/π, to the nearest
   const double nd = static_cast<double>(n);
   const double r = (x - nd * 0x1.921fb54400000p+0) - nd * 0x1.0b4611a626331p-34;
   const double r2 = r * r;
   if ((n & 1) == 0) {
-    // cos r = 1 + r² (−1/2! + r² (1/4! + r² (−1/6! + ... + r² (1/20!))))
-    double c = 0x1.e542ba4020225p-62;  //  1/20!
-    c = c * r2 - 0x1.6827863b97d97p-53;  // −1/18!
-    c = c * r2 + 0x1.ae7f3e733b81fp-45;  //  1/16!
-    c = c * r2 - 0x1.93974a8c07c9dp-37;  // −1/14!
-    c = c * r2 + 0x1.1eed8eff8d898p-29;  //  1/12!
-    c = c * r2 - 0x1.27e4fb7789f5cp-22;  // −1/10!
-    c = c * r2 + 0x1.a01a01a01a01ap-16;  //  1/8!
-    c = c * r2 - 0x1.6c16c16c16c17p-10;  // −1/6!
-    c = c * r2 + 0x1.5555555555555p-5;   //  1/4!
-    c = c * r2 - 0.5;                    // −1/2!
-    const double cos_r = 1.0 + r2 * c;
+    // cos r = 1 + r² (−1/2! + r² (1/4! + r² (−1/6! + ... + r² (1/20!)))): from 1/20! down
+    constexpr double kCos[] = {0x1.e542ba4020225p-62,  -0x1.6827863b97d97p-53, 0x1.ae7f3e733b81fp-45, -0x1.93974a8c07c9dp-37,
+                               0x1.1eed8eff8d898p-29,  -0x1.27e4fb7789f5cp-22, 0x1.a01a01a01a01ap-16, -0x1.6c16c16c16c17p-10,
+                               0x1.5555555555555p-5,   -0.5};
+    const double cos_r = 1.0 + r2 * horner(kCos, 10, r2);
     return (n & 2) == 0 ? cos_r : -cos_r;  // n = 0, 4: cos r; n = 2: −cos r
   }
-  // sin r = r + r r² (−1/3! + r² (1/5! + ... + r² (1/21!)))
-  double s = 0x1.71b8ef6dcf572p-66;  //  1/21!
-  s = s * r2 - 0x1.2f49b46814157p-57;  // −1/19!
-  s = s * r2 + 0x1.952c77030ad4ap-49;  //  1/17!
-  s = s * r2 - 0x1.ae7f3e733b81fp-41;  // −1/15!
-  s = s * r2 + 0x1.6124613a86d09p-33;  //  1/13!
-  s = s * r2 - 0x1.ae64567f544e4p-26;  // −1/11!
-  s = s * r2 + 0x1.71de3a556c734p-19;  //  1/9!
-  s = s * r2 - 0x1.a01a01a01a01ap-13;  // −1/7!
-  s = s * r2 + 0x1.1111111111111p-7;   //  1/5!
-  s = s * r2 - 0x1.5555555555555p-3;   // −1/3!
-  const double sin_r = r + r * (r2 * s);
+  // sin r = r + r r² (−1/3! + r² (1/5! + ... + r² (1/21!))): from 1/21! down
+  constexpr double kSin[] = {0x1.71b8ef6dcf572p-66,  -0x1.2f49b46814157p-57, 0x1.952c77030ad4ap-49, -0x1.ae7f3e733b81fp-41,
+                             0x1.6124613a86d09p-33,  -0x1.ae64567f544e4p-26, 0x1.71de3a556c734p-19, -0x1.a01a01a01a01ap-13,
+                             0x1.1111111111111p-7,   -0x1.5555555555555p-3};
+  const double sin_r = r + r * (r2 * horner(kSin, 10, r2));
   return (n & 2) == 0 ? -sin_r : sin_r;  // n = 1: cos(π/2 + r) = −sin r; n = 3: sin r
 }
 
