@@ -156,10 +156,18 @@ def cases(args):
     @case
     def infinite_gradient_with_a_finite_loss(c):
         # d sqrt(w)/dw at w = 0 is +inf: the loss (0) is fine, the update is not.
-        text = deck(loss="sum_{b,f} Z[b] * 0 + sqrt(W[f])", outputs=("W",))
+        # Checked where it is saved: at a checkpoint (every 1) ...
+        text = deck(loss="sum_{b,f} Z[b] * 0 + sqrt(W[f])", outputs=("W",), every=1)
         prepared(c, text)
         c.run(tra(args, 2, "d.yaml"))
         c.expect(2, r"iteration 1: the update left \d+ NaN or infinite value\(s\) in W(\.momentum)? \(a gradient or a step was not finite\)")
+        c.expect_untouched()
+        if os.path.exists(os.path.join(c.folder, "ck.h5")):
+            c.problems.append("a checkpoint holding -inf was written")
+        # ... between checkpoints, in the next iteration's loss: sqrt(-inf).
+        c.write("d.yaml", deck(loss="sum_{b,f} Z[b] * 0 + sqrt(W[f])", outputs=("W",), every=4))
+        c.run(tra(args, 2, "d.yaml"))
+        c.expect(2, r"iteration 2: the loss L is NaN")
         c.expect_untouched()
 
     @case

@@ -142,11 +142,13 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     const double loss = loss_tuples.at(0).chunk.to_host().at(0);
     const bool reported = iteration <= 10 || iteration % stride == 0 || iteration == train.iterations;  // a progress line
     const bool checkpointed = !files.checkpoint.empty() && (iteration % train.checkpoint_every == 0 || iteration == train.iterations);
-    // The updated tensors are checked where the run reports or saves them
-    // (a pass over every parameter each iteration would cost a few percent
-    // of a large model's step); between checks a NaN update shows in the
-    // next iteration's loss, which it reaches through any path.
-    const auto [broken, nonfinite] = reported || checkpointed ? first_nonfinite(*ex, planned.carried, ia, c) : std::pair<std::string, Index>{"", 0};
+    // The updated tensors are checked where the run saves them (a
+    // checkpoint, the outputs after the last iteration): a pass over every
+    // parameter each iteration would cost a large model's step a few
+    // percent, and between checks a NaN update shows in the next
+    // iteration's loss, which it reaches through any path.
+    const auto [broken, nonfinite] = checkpointed || iteration == train.iterations ? first_nonfinite(*ex, planned.carried, ia, c)
+                                                                                 : std::pair<std::string, Index>{"", 0};
     if (iteration < train.iterations && std::isfinite(loss) && broken.empty()) {
       for (const auto& [name, carried] : planned.carried) {
         const physical::IaNode& n = ia.node(carried.next);

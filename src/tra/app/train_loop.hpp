@@ -17,8 +17,8 @@
 //
 // A run never ends "successfully" with non-finite weights: a NaN or an
 // infinite loss (checked every iteration), or an update that leaves one in
-// a parameter or an optimizer's state (checked with each progress line,
-// each checkpoint and the last iteration), stops every rank there with a
+// a parameter or an optimizer's state (checked at each checkpoint and after
+// the last iteration, where they are saved), stops every rank there with a
 // UserError (exit 2) naming the iteration and the tensor, before that
 // iteration's checkpoint; the earlier checkpoint stays, and the log up to
 // the iteration is written.
