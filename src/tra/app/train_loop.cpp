@@ -123,6 +123,10 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   for (Index it = resume.done; it < train.iterations; ++it) {
     const Index iteration = it + 1;  // counted from 1 (the header)
     Stopwatch step;
+    // The last run's results go first: a parameter held there too could not
+    // be updated in its own buffer (Executor::overwritable_input needs its
+    // chunks to have one owner), and would exist twice.
+    run.last.reset();
     auto ex = std::make_unique<exec::Executor>(ia, c, keep, analyze);
     for (const auto& [name, values] : whole) ex->set_input(name, values);
     for (auto& [node, tuples] : in_place) ex->set_scan_tuples(node, std::move(tuples));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 
 #include "tra/common/error.hpp"
 #include "tra/common/scalar_types.hpp"
@@ -49,19 +50,25 @@ Scalar* staging(StagingView& kept, size_t floats) {
 }
 
 // The chunks of `tuples`, `per` floats each, one after another from `dest`
-// (memory of the chunks' space): one kernel for all, where one copy per
-// chunk would each be a separate transfer on a device.
+// (memory of the chunks' space). On a host, a memcpy each (the fastest copy
+// there is); on a device, one kernel over (chunk, element) for all, where a
+// copy per chunk would each be a separate transfer.
 void pack(const std::vector<const Tuple*>& tuples, Index per, Scalar* dest) {
   const Index n = static_cast<Index>(tuples.size());
   if (n == 0 || per == 0) return;
+  if constexpr (kHostChunks) {
+    for (Index i = 0; i < n; ++i)
+      std::memcpy(dest + i * per, tuples[static_cast<size_t>(i)]->chunk.data.data(), static_cast<size_t>(per) * sizeof(Scalar));
+    return;
+  }
   Kokkos::View<std::uintptr_t*, MemSpace> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::pack_from"), static_cast<size_t>(n));
   auto host = Kokkos::create_mirror_view(from);
   for (Index i = 0; i < n; ++i) host(i) = reinterpret_cast<std::uintptr_t>(tuples[static_cast<size_t>(i)]->chunk.data.data());
   Kokkos::deep_copy(from, host);
   Kokkos::View<Scalar*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> to(dest, static_cast<size_t>(n * per));
-  Kokkos::parallel_for("tra::pack", RangePolicy(0, n * per), KOKKOS_LAMBDA(const Index i) {
-    const Index t = i / per;
-    to(i) = reinterpret_cast<const Scalar*>(from(t))[i - t * per];
+  using Tiles = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
+  Kokkos::parallel_for("tra::pack", Tiles({0, 0}, {n, per}), KOKKOS_LAMBDA(const Index t, const Index i) {
+    to(t * per + i) = reinterpret_cast<const Scalar*>(from(t))[i];
   });
   Kokkos::fence();
 }
