@@ -87,6 +87,17 @@ def checkpoint_after(c, iterations, name, *options):
     os.rename(os.path.join(c.folder, "ck.h5"), os.path.join(c.folder, name))
 
 
+def expect_stop(c, text, message, no_checkpoint):
+    """The deck `text` stops with exit 2 and `message`, the old output kept,
+    no checkpoint written (`no_checkpoint` says why there must be none)."""
+    prepared(c, text)
+    c.run(tra(c.args, 2, "d.yaml"))
+    c.expect(2, message)
+    c.expect_untouched()
+    if os.path.exists(os.path.join(c.folder, "ck.h5")):
+        c.problems.append(no_checkpoint)
+
+
 def done_in(path):
     with h5py.File(path, "r") as f:
         return int(f.attrs["tra_checkpoint_iterations_done"].decode() if isinstance(f.attrs["tra_checkpoint_iterations_done"], bytes)
@@ -145,25 +156,17 @@ def cases(args):
 
     @case
     def loss_divided_by_zero(c):
-        text = deck(loss="sum_b sq(Z[b] - y[b]) / 0")
-        prepared(c, text)
-        c.run(tra(args, 2, "d.yaml"))
-        c.expect(2, r"iteration 1: the loss L is \+inf; training stopped there .* No checkpoint was written by this run\.")
-        c.expect_untouched()
-        if os.path.exists(os.path.join(c.folder, "ck.h5")):
-            c.problems.append("a checkpoint was written for a run that never had a finite loss")
+        expect_stop(c, deck(loss="sum_b sq(Z[b] - y[b]) / 0"),
+                    r"iteration 1: the loss L is \+inf; training stopped there .* No checkpoint was written by this run\.",
+                    "a checkpoint was written for a run that never had a finite loss")
 
     @case
     def infinite_gradient_with_a_finite_loss(c):
         # d sqrt(w)/dw at w = 0 is +inf: the loss (0) is fine, the update is not.
         # Checked where it is saved: at a checkpoint (every 1) ...
-        text = deck(loss="sum_{b,f} Z[b] * 0 + sqrt(W[f])", outputs=("W",), every=1)
-        prepared(c, text)
-        c.run(tra(args, 2, "d.yaml"))
-        c.expect(2, r"iteration 1: the update left \d+ NaN or infinite value\(s\) in W(\.momentum)? \(a gradient or a step was not finite\)")
-        c.expect_untouched()
-        if os.path.exists(os.path.join(c.folder, "ck.h5")):
-            c.problems.append("a checkpoint holding -inf was written")
+        expect_stop(c, deck(loss="sum_{b,f} Z[b] * 0 + sqrt(W[f])", outputs=("W",), every=1),
+                    r"iteration 1: the update left \d+ NaN or infinite value\(s\) in W(\.momentum)? \(a gradient or a step was not finite\)",
+                    "a checkpoint holding -inf was written")
         # ... between checkpoints, in the next iteration's loss: sqrt(-inf).
         c.write("d.yaml", deck(loss="sum_{b,f} Z[b] * 0 + sqrt(W[f])", outputs=("W",), every=4))
         c.run(tra(args, 2, "d.yaml"))
