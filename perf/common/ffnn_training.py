@@ -3,6 +3,7 @@ Amazon-XML-like) at the papers' sizes and small, as perf/train/run and
 perf/threads/run build them over data from inputs/data/make_ffnn_training.py."""
 import os
 import subprocess
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -45,7 +46,9 @@ def deck(kind, data, s, iterations):
 
 
 def make_data(kind, s, out):
-    """The data file of `kind` at shape `s` (one of SHAPES or QUICK)."""
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "inputs", "data", "make_ffnn_training.py"), "--kind", kind,
+    """The data file of `kind` at shape `s` (one of SHAPES or QUICK), made by
+    the python running the caller (it has numpy and h5py: on a GPU machine
+    that is not /usr/bin/python3)."""
+    subprocess.run([sys.executable, os.path.join(ROOT, "inputs", "data", "make_ffnn_training.py"), "--kind", kind,
                     "--rows", str(s["rows"]), "--features", str(s["features"]), "--hidden", str(s["hidden"]),
                     "--classes", str(s["classes"]), "--out", out], check=True)
