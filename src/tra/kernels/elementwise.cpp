@@ -2,21 +2,16 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "tra/kernels/scratch.hpp"
+#include "tra/kernels/tree_fold.hpp"
 
 namespace tra::kernels {
 
 namespace {
 
 constexpr Index kBlock = einsum::ScalarProgram::kBlock;
-// A reduction over more than this many inner positions is folded in
-// segments of this many (each from the identity, in the order of q), whose
-// results are then folded in order: the same order on every backend, so a
-// host and a device sum alike, and a device can fold the segments in
-// parallel instead of one thread walking 524,288 terms.
-constexpr Index kSegment = kSegmentLength;
-static_assert(kSegment % kBlock == 0, "host blocks must not cross a segment");
 
 template <class Space>
 void run(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
@@ -112,8 +107,8 @@ bool reduce_by_columns(const Walk& out, const Walk& inner, bool two) {
 }
 
 // Host: reduce_by_columns' loop. Each output still folds its values in the
-// order of the inner walk from the identity, so the results equal the
-// one-output-at-a-time loop's bit for bit.
+// tree order (kernels/tree_fold.hpp), one lane per output, so the results
+// equal the one-output-at-a-time loop's bit for bit.
 void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
                            const Scalar* xp, const Scalar* yp, Scalar* zp) {
   const int d = out.rank - 1;
@@ -124,39 +119,41 @@ void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, 
     const int m = static_cast<int>(std::min(kBlock, len - t0));
     Index ox, oy, oz;
     out.offsets((job / tiles) * len + t0, ox, oy, oz);
-    Scalar acc[kBlock], seg[kBlock], a[kBlock], b[kBlock], v[kBlock];
-    std::fill(acc, acc + m, einsum::agg_identity(agg));
+    Scalar a[kBlock], b[kBlock], v[kBlock];
+    TreeFold<kBlock> fold(agg, n_inner, m);
     Odometer o(inner, 0);
-    for (Index q0 = 0; q0 < n_inner; q0 += kSegment) {  // segment by segment (kSegment)
-      std::fill(seg, seg + m, einsum::agg_identity(agg));
-      for (Index q = q0; q < std::min(q0 + kSegment, n_inner); ++q, o.next()) {
-        const Scalar* pa = xp + ox + o.a;
-        if (!x_runs) std::fill(a, a + m, *pa);
-        const Scalar* pb = yp ? yp + oy + o.b : nullptr;
-        if (pb && !y_runs) std::fill(b, b + m, *pb);
-        prog.eval_block(x_runs ? pa : a, pb ? (y_runs ? pb : b) : nullptr, v, m);
-        for (int i = 0; i < m; ++i) seg[i] = einsum::agg_combine(agg, seg[i], v[i]);
-      }
-      for (int i = 0; i < m; ++i) acc[i] = einsum::agg_combine(agg, acc[i], seg[i]);
+    for (Index q = 0; q < n_inner; ++q, o.next()) {
+      const Scalar* pa = xp + ox + o.a;
+      if (!x_runs) std::fill(a, a + m, *pa);
+      const Scalar* pb = yp ? yp + oy + o.b : nullptr;
+      if (pb && !y_runs) std::fill(b, b + m, *pb);
+      prog.eval_block(x_runs ? pa : a, pb ? (y_runs ? pb : b) : nullptr, v, m);
+      fold.push(v);
     }
-    std::copy(acc, acc + m, zp + oz);
+    fold.finish(zp + oz);
   });
 }
 
 // The device's reduction, valid on any execution space (the tests run it on
-// the host and compare it with the host form, bit for bit): one thread per
-// (output, segment) folds its segment from the identity, then one thread
-// per output folds the segments' results in order.
+// the host and compare it with the host form, bit for bit): the tree of
+// kernels/tree_fold.hpp a level at a time, one thread per output and group,
+// every level's results in one scratch buffer.
 template <class Space>
 void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
                         const ChunkData& x, const ChunkData& y, const ChunkData& z) {
   const Index n_inner = inner.count(), outputs = out.count();
-  const Index segments = n_inner == 0 ? 1 : (n_inner + kSegment - 1) / kSegment;
+  const int levels = fold_levels(n_inner);
   const bool two = y.extent(0) != 0;
-  const ChunkData part = scratch(static_cast<size_t>(outputs * segments));  // kept between reductions (no allocation each)
-  Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, outputs * segments), KOKKOS_LAMBDA(const Index job) {
-    const Index p = job / segments, q0 = (job % segments) * kSegment;
-    const Index q1 = q0 + kSegment < n_inner ? q0 + kSegment : n_inner;
+  // Groups per output at each level above the values; the top's are folded into z.
+  std::vector<Index> groups;
+  for (Index len = n_inner; groups.size() < static_cast<size_t>(levels);) groups.push_back(len = (len + kFoldWidth - 1) / kFoldWidth);
+  Index total = 0;
+  for (Index g : groups) total += outputs * g;
+  const ChunkData part = scratch(static_cast<size_t>(std::max<Index>(total, 1)));  // kept between reductions (no allocation each)
+  const Index first = levels == 0 ? 1 : groups[0];
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, outputs * first), KOKKOS_LAMBDA(const Index job) {
+    const Index p = job / first, q0 = (job % first) * kFoldWidth;
+    const Index q1 = levels == 0 ? n_inner : (q0 + kFoldWidth < n_inner ? q0 + kFoldWidth : n_inner);
     Index ox, oy, oz;
     out.offsets(p, ox, oy, oz);
     Scalar acc = einsum::agg_identity(agg);
@@ -165,15 +162,29 @@ void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, ein
       inner.offsets(q, ax, ay, unused);
       acc = einsum::agg_combine(agg, acc, prog.eval(x(ox + ax), two ? y(oy + ay) : Scalar(0)));
     }
-    part(job) = acc;
+    if (levels == 0) z(oz) = acc;
+    else part(job) = acc;
   });
-  Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, outputs), KOKKOS_LAMBDA(const Index p) {
-    Index ox, oy, oz;
-    out.offsets(p, ox, oy, oz);
-    Scalar acc = einsum::agg_identity(agg);
-    for (Index s = 0; s < segments; ++s) acc = einsum::agg_combine(agg, acc, part(p * segments + s));
-    z(oz) = acc;
-  });
+  Index from = 0;
+  for (int l = 1; l <= levels; ++l) {
+    const Index len = groups[static_cast<size_t>(l - 1)], to = from + outputs * len;
+    const bool top = l == levels;
+    const Index next = top ? 1 : groups[static_cast<size_t>(l)];
+    Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, outputs * next), KOKKOS_LAMBDA(const Index job) {
+      const Index p = job / next, j0 = top ? 0 : (job % next) * kFoldWidth;
+      const Index j1 = top ? len : (j0 + kFoldWidth < len ? j0 + kFoldWidth : len);
+      Scalar acc = einsum::agg_identity(agg);
+      for (Index j = j0; j < j1; ++j) acc = einsum::agg_combine(agg, acc, part(from + p * len + j));
+      if (top) {
+        Index ox, oy, oz;
+        out.offsets(p, ox, oy, oz);
+        z(oz) = acc;
+      } else {
+        part(to + job) = acc;
+      }
+    });
+    from = to;
+  }
 }
 
 template <class Space>
@@ -191,16 +202,14 @@ void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::Agg
       out.offsets(p, ox, oy, oz);
       Odometer o(inner, 0);
       Scalar a[kBlock], b[kBlock], v[kBlock];
-      Scalar acc = einsum::agg_identity(agg), seg = acc;
+      TreeFold<1> fold(agg, n_inner, 1);
       for (Index q = 0; q < n_inner; q += kBlock) {
-        if (q % kSegment == 0) seg = einsum::agg_identity(agg);
         const int m = static_cast<int>(std::min(kBlock, n_inner - q));
         gather(o, xp + ox, yp ? yp + oy : nullptr, a, b, m);
         prog.eval_block(a, two ? b : nullptr, v, m);
-        for (int i = 0; i < m; ++i) seg = einsum::agg_combine(agg, seg, v[i]);  // in the order of q, as on a device
-        if ((q + kBlock) % kSegment == 0 || q + kBlock >= n_inner) acc = einsum::agg_combine(agg, acc, seg);
+        for (int i = 0; i < m; ++i) fold.push(v[i]);  // in the order of q, as on a device
       }
-      zp[oz] = acc;
+      fold.finish(zp + oz);
     });
   } else {
     reduce_device_form<Space>(name, prog, agg, out, inner, x, y, z);

@@ -21,20 +21,18 @@ void eval_elements(const char* name, const einsum::ScalarProgram& prog, const Ch
 void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ChunkData& x, const ChunkData& y,
                const ChunkData& z);
 
-// Inner positions per segment of a reduction (below).
-constexpr Index kSegmentLength = 256;
-
 // With an aggregation: z(p) = ⊕ over the positions q of `inner` of
-// prog(x(a_p + a_q), y(b_p + b_q)), folded in segments of kSegmentLength
-// consecutive q, each from the identity in the order of q, whose results
-// are folded in order: s_0 ⊕ s_1 ⊕ ... (one segment: plainly in the order of
-// q). The order is the same on every backend, so host and device results
-// are equal bit for bit; a device folds the segments in parallel.
+// prog(x(a_p + a_q), y(b_p + b_q)), folded as the tree of
+// kernels/tree_fold.hpp (groups of 32 consecutive q, each from the
+// identity in order, then the groups' results the same way, level by level;
+// 32 values or fewer: plainly in the order of q). The order is the same on
+// every backend, so host and device results are equal bit for bit; a
+// device folds each level's groups in parallel.
 void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
                  const ChunkData& x, const ChunkData& y, const ChunkData& z);
 
-// The device's form of eval_reduce (one thread per output and segment,
-// then one per output), run on this build's execution space: what a GPU
+// The device's form of eval_reduce (one thread per output and group, a
+// level at a time), run on this build's execution space: what a GPU
 // runs, for the tests to compare with eval_reduce on a CPU.
 void eval_reduce_device_form(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
                              const ChunkData& x, const ChunkData& y, const ChunkData& z);

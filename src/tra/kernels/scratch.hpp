@@ -1,5 +1,5 @@
 #pragma once
-// Scratch memory for a kernel's intermediate values (a reduction's segment
+// Scratch memory for a kernel's intermediate values (a reduction's group
 // results), kept between kernels and grown by doubling: on a GPU each fresh
 // allocation is a cudaMalloc, which can cost more than the kernel. Kernels
 // run one after another on the execution space's one stream, so a later

@@ -1,7 +1,7 @@
-// Reductions fold in segments of kSegmentLength in one documented order:
+// Reductions fold as a tree of width 32 in one documented order:
 // the host form and the device form (what a GPU runs, run here on the
 // host) give the same bits, the order is the documented one (a plain loop
-// written here gives the same bits), and the result is within K·eps of an
+// written here gives the same bits), and the result is within depth·31·eps of an
 // extended-precision sum.
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 
 #include "tra/einsum/parser.hpp"
 #include "tra/kernels/elementwise.hpp"
+#include "tra/kernels/tree_fold.hpp"
 
 namespace kernels = tra::kernels;
 using tra::ChunkData;
@@ -61,10 +62,28 @@ Reduction over_all(Index rows, Index cols) {  // z = sum_{r,c} f(x[r, c])
   return r;
 }
 
+// The documented order, written out: groups of 32 consecutive values, each
+// summed from 0 in order, level by level until 32 or fewer remain, which
+// are summed from 0 in order.
+double tree_sum(std::vector<double> v) {
+  while (v.size() > 32) {
+    std::vector<double> up;
+    for (size_t g = 0; g < v.size(); g += 32) {
+      double s = 0;
+      for (size_t i = g; i < std::min(v.size(), g + 32); ++i) s += v[i];
+      up.push_back(s);
+    }
+    v = up;
+  }
+  double s = 0;
+  for (double x : v) s += x;
+  return s;
+}
+
 }  // namespace
 
 TEST(Reduce, HostAndDeviceFormsAgreeBitForBitInTheDocumentedOrder) {
-  const Index rows = 37, cols = 1000;  // 1000 = 3 full segments of 256 and a part
+  const Index rows = 37, cols = 1000;  // 1000 = 31 full groups of 32 and a part; 37,000 = three levels
   std::mt19937_64 gen(4);
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<double> x(static_cast<size_t>(rows * cols));
@@ -78,42 +97,77 @@ TEST(Reduce, HostAndDeviceFormsAgreeBitForBitInTheDocumentedOrder) {
     kernels::eval_reduce_device_form("test", f, tra::einsum::AggOp::Sum, r.out, r.inner, xd, ChunkData(), device);
     const std::vector<double> h = values(host), d = values(device);
     for (Index p = 0; p < r.outputs; ++p) {
-      // The documented order, written out: segments of kSegmentLength, each from 0.
       Index ox, oy, oz;
       r.out.offsets(p, ox, oy, oz);
       const Index n = r.inner.count();
-      double acc = 0;
+      std::vector<double> terms;
       long double exact = 0;
       double magnitude = 0;
-      for (Index q0 = 0; q0 < n; q0 += kernels::kSegmentLength) {
-        double seg = 0;
-        for (Index q = q0; q < std::min(n, q0 + kernels::kSegmentLength); ++q) {
-          Index ax, ay, az;
-          r.inner.offsets(q, ax, ay, az);
-          const double v = fx(x[static_cast<size_t>(ox + ax)]);
-          seg += v;
-          exact += static_cast<long double>(v);
-          magnitude += std::fabs(v);
-        }
-        acc += seg;
+      for (Index q = 0; q < n; ++q) {
+        Index ax, ay, az;
+        r.inner.offsets(q, ax, ay, az);
+        terms.push_back(fx(x[static_cast<size_t>(ox + ax)]));
+        exact += static_cast<long double>(terms.back());
+        magnitude += std::fabs(terms.back());
       }
+      const double acc = tree_sum(terms);
       ASSERT_EQ(h[static_cast<size_t>(oz)], acc) << "output " << p << ": the host form is not the documented order";
       ASSERT_EQ(d[static_cast<size_t>(oz)], acc) << "output " << p << ": the device form is not the documented order";
-      EXPECT_LE(std::fabs(acc - static_cast<double>(exact)), static_cast<double>(n) * DBL_EPSILON * magnitude);
+      // A term meets at most 31 roundings per level of the tree (2 levels
+      // for 1000 terms, 3 for 37,000): the bound grows with the depth, not n.
+      const int depth = 1 + kernels::fold_levels(n);
+      EXPECT_LE(std::fabs(acc - static_cast<double>(exact)), depth * (kernels::kFoldWidth - 1) * DBL_EPSILON * magnitude);
     }
   }
 }
 
-// One segment or less is folded plainly in the order of the inner positions.
+// 32 values or fewer are folded plainly in the order of the inner positions.
 TEST(Reduce, ShortReductionsKeepThePlainOrder) {
-  std::vector<double> x(static_cast<size_t>(kernels::kSegmentLength));
+  std::vector<double> x(static_cast<size_t>(kernels::kFoldWidth));
   for (size_t i = 0; i < x.size(); ++i) x[i] = 1.0 / static_cast<double>(i + 3);
   const ChunkData xd = filled(x);
   const auto f = tra::einsum::parse_scalar_function("x", {"test", 1, 1});
-  const Reduction r = over_all(1, kernels::kSegmentLength);
+  const Reduction r = over_all(1, kernels::kFoldWidth);
   ChunkData z("z", 1);
   kernels::eval_reduce("test", f, tra::einsum::AggOp::Sum, r.out, r.inner, xd, ChunkData(), z);
   double plain = 0;
   for (double v : x) plain += v;
   EXPECT_EQ(values(z)[0], plain);
+}
+
+// Every length around the tree's group and level boundaries, with max as
+// well as sum: the host's streamed tree (one output at a time and by
+// columns) and the device's level-at-a-time kernels give the written-out
+// order's bits.
+TEST(Reduce, EveryLengthAroundTheGroupBoundariesFoldsAlike) {
+  const auto f = tra::einsum::parse_scalar_function("x", {"test", 1, 1});
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (Index n : {0, 1, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025, 1056, 32768, 32769, 33825}) {
+    std::vector<double> x(static_cast<size_t>(n) * 9);
+    for (double& v : x) v = u(gen);
+    const ChunkData xd = filled(x);
+    for (const Reduction& r : {over_rows(n, 9), over_columns(9, n)}) {
+      for (auto agg : {tra::einsum::AggOp::Sum, tra::einsum::AggOp::Max}) {
+        ChunkData host("host", 9), device("device", 9);
+        kernels::eval_reduce("test", f, agg, r.out, r.inner, xd, ChunkData(), host);
+        kernels::eval_reduce_device_form("test", f, agg, r.out, r.inner, xd, ChunkData(), device);
+        const std::vector<double> h = values(host), d = values(device);
+        for (Index p = 0; p < 9; ++p) {
+          std::vector<double> terms;
+          double biggest = -HUGE_VAL;
+          for (Index q = 0; q < n; ++q) {
+            Index ax, ay, az, ox, oy, oz;
+            r.out.offsets(p, ox, oy, oz);
+            r.inner.offsets(q, ax, ay, az);
+            terms.push_back(x[static_cast<size_t>(ox + ax)]);
+            biggest = std::max(biggest, terms.back());
+          }
+          const double want = agg == tra::einsum::AggOp::Sum ? tree_sum(terms) : biggest;
+          ASSERT_EQ(h[static_cast<size_t>(p)], want) << "n = " << n << ", output " << p << ": host";
+          ASSERT_EQ(d[static_cast<size_t>(p)], want) << "n = " << n << ", output " << p << ": device form";
+        }
+      }
+    }
+  }
 }
