@@ -15,13 +15,18 @@ namespace tra::physical {
 
 // The rates a build assumes without a calibration file: the development
 // VM's for a host build; for a CUDA build, what tra-calibrate measured on one
-// H200 (issue 26: GEMM, device memory, the loop kernels, host-staged
-// collectives), the rest kept from the VM. A CPU's rates on a GPU predicted
-// a 0.7 ms GEMM at 0.52 s and left every plan choice blind.
+// H200 machine (issue 26: GEMM, device memory, the loop kernels, the
+// generators, HDF5 reads into device memory, host-staged collectives), the
+// rest kept from the VM. A CPU's rates on a GPU predicted a 0.7 ms GEMM at
+// 0.52 s, and a CPU's generator rate made 2 ranks broadcast a 512 MB
+// operand (0.26 s) rather than generate it on both (1 ms): plan choices on
+// a GPU need a GPU's rates.
 #if defined(KOKKOS_ENABLE_CUDA)
 inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInLoopFlops = 4.2e10, kBuiltInMemoryBytes = 3.2e12;
+inline constexpr double kBuiltInGenerateFloats = 8.0e9, kBuiltInHdf5ReadBytes = 3.2e9;
 #else
 inline constexpr double kBuiltInGemmFlops = 65e9, kBuiltInLoopFlops = 3.5e8, kBuiltInMemoryBytes = 1.3e10;
+inline constexpr double kBuiltInGenerateFloats = 6.0e7, kBuiltInHdf5ReadBytes = 1.0e9;
 #endif
 
 struct Rates {
@@ -37,8 +42,8 @@ struct Rates {
   // reach a third of what tra-calibrate's small ones measure on this VM.
   double shuffle_bytes = 1.3e9;    // per site: bytes a site sends per second in MPI_Alltoallv
   double bcast_bytes = 1.8e9;      // per site: bytes a site receives per second in MPI_Allgatherv
-  double generate_floats = 6.0e7;  // per site: floats per second from the deck's generators (uniform() ~1.1e8, normal() ~2.2e7)
-  double hdf5_read_bytes = 1.0e9;  // per site: bytes per second read from an HDF5 source
+  double generate_floats = kBuiltInGenerateFloats;  // per site: floats per second from the deck's generators (VM: uniform() ~1.1e8, normal() ~2.2e7)
+  double hdf5_read_bytes = kBuiltInHdf5ReadBytes;   // per site: bytes per second read from an HDF5 source
   double latency = 20e-6;          // seconds per collective call (start-up cost)
   // Or the file it came from, or after measure_rates "tra-calibrate, <date>,
   // <n> ranks, <host>", which save_rates writes as the file's first line.
