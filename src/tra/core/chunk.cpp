@@ -1,13 +1,23 @@
 #include "tra/core/chunk.hpp"
 
 #include "tra/common/error.hpp"
+#include "tra/core/chunk_pool.hpp"
 
 namespace tra {
 
-Chunk::Chunk(const Shape& s) : shape(s), data("chunk", static_cast<size_t>(volume(s))) {}
+Chunk::Chunk(const Shape& s) : shape(s) {
+  if (ChunkPool* pool = chunk_pool()) {
+    data = pool->take(static_cast<size_t>(volume(s)));
+    Kokkos::deep_copy(data, Scalar(0));
+  } else {
+    data = ChunkData("chunk", static_cast<size_t>(volume(s)));
+  }
+}
 
 Chunk Chunk::uninitialized(const Shape& s) {
-  return Chunk(s, ChunkData(Kokkos::view_alloc(Kokkos::WithoutInitializing, "chunk"), static_cast<size_t>(volume(s))));
+  const size_t n = static_cast<size_t>(volume(s));
+  if (ChunkPool* pool = chunk_pool()) return Chunk(s, pool->take(n));
+  return Chunk(s, ChunkData(Kokkos::view_alloc(Kokkos::WithoutInitializing, "chunk"), n));
 }
 
 Chunk::Chunk(const Shape& s, const ChunkData& d) : shape(s), data(d) {

@@ -1,6 +1,7 @@
 #include "tra/exec/bound_kernels.hpp"
 
 #include "tra/common/error.hpp"
+#include "tra/core/chunk_pool.hpp"
 #include "tra/kernels/blocks.hpp"
 #include "tra/kernels/combine.hpp"
 #include "tra/kernels/elementwise.hpp"
@@ -85,8 +86,9 @@ logical::JoinFn join_fn_over(const physical::JoinKernel& k, int side) {
   return [k, side](const Chunk& x, const Chunk& y) {
     const Chunk& over = side == 0 ? x : y;
     // One owner: this relation alone (a View shared with another relation,
-    // a kept result or a broadcast's own copy has more; an unmanaged one none).
-    if (over.data.use_count() != 1 || x.shape != y.shape) return apply(k, x, y);
+    // a kept result or a broadcast's own copy has more; an unmanaged one
+    // none; core/chunk_pool.hpp's own reference does not count).
+    if (chunk_references(over.data) != 1 || x.shape != y.shape) return apply(k, x, y);
     kernels::eval_elements("tra::join_over_input", k.call.kernel->join_program(), x.data, y.data, over.data);
     return over;
   };
