@@ -365,7 +365,8 @@ void run_deck(const RunOptions& opt, const comm::Communicator& c) {
         check_other_files(wf, outputs, other_files);
       });
     };
-    TrainingRun run = run_iterations(planned, *wf.train, c, keep, analyze, train_files, std::move(resume), check_files);
+    TrainingRun run = run_iterations(planned, *wf.train, c, keep, analyze, train_files, std::move(resume), check_files,
+                                     limit.bytes - planned.memory.peak_bytes);
     executor = std::move(run.last);
     iterations = std::move(run.iterations);
     execute_seconds = run.seconds;

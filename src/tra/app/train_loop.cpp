@@ -8,9 +8,11 @@
 #include "tra/autodiff/updates.hpp"
 #include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
+#include "tra/common/device_memory.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
+#include "tra/exec/batch_cache.hpp"
 #include "tra/exec/loop_carry.hpp"
 #include "tra/io/text_file.hpp"
 #include "tra/kernels/finite.hpp"
@@ -52,6 +54,40 @@ std::pair<std::string, Index> first_nonfinite(const exec::Executor& ex, const st
 }
 
 // The log as CSV: one row per iteration run.
+// This rank's bytes of every batch of every batch Scan in the plan: what
+// keeping the batches after their first read costs it.
+double batch_bytes(const physical::IaPlan& ia, Index batches, int rank) {
+  double bytes = 0;
+  for (const physical::IaNode& n : ia.nodes) {
+    if (n.kind() != physical::IaNode::Kind::Scan || !n.scan().source->batch) continue;
+    Index keys = 0;
+    for (const auto& [k, site] : n.dist.at) keys += n.dist.everywhere || site == rank;
+    bytes += static_cast<double>(keys) * static_cast<double>(volume(n.type.chunk_shape)) * sizeof(Scalar) * static_cast<double>(batches);
+  }
+  return bytes;
+}
+
+// Whether the run keeps its batches after their first read (exec/batch_cache.hpp):
+// when it reads a batch more than once and every rank's share of all of them
+// fits in what the plan leaves free under the memory bound and, on a GPU, in
+// half of its share of the device's free memory. Agreed: every rank reads
+// collectively, so all read or all reuse.
+bool keep_batches(const physical::IaPlan& ia, Index batches, Index runs, std::int64_t spare_bytes, const comm::Communicator& c) {
+  const double need = c.max(batch_bytes(ia, batches, c.rank()));
+  if (need == 0 || runs <= batches) return false;
+  double room = static_cast<double>(spare_bytes);
+  if (const std::int64_t device = device_free_bytes(); device >= 0) room = std::min(room, static_cast<double>(device) / 2 / c.ranks_on_node());
+  room = -c.max(-room);
+  const std::string mib = std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB per rank";
+  if (need > room) {
+    Log::progress("batches: read every iteration (keeping them would take " + mib + ", more than the " +
+                  std::to_string(static_cast<long long>(std::max(0.0, room) / (1 << 20))) + " MiB left beside the plan)");
+    return false;
+  }
+  Log::progress("batches: kept after their first read (" + mib + ")");
+  return true;
+}
+
 class TrainingLog {
  public:
   TrainingLog() {
@@ -76,7 +112,8 @@ class TrainingLog {
 }  // namespace
 
 TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c, std::set<int> keep,
-                           bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files) {
+                           bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files,
+                           std::int64_t spare_bytes) {
   const physical::IaPlan& ia = planned.optimized.chosen;
   for (const auto& [name, node] : planned.iteration_nodes) keep.insert(node);
   const int loss_node = planned.iteration_nodes.at(train.loss);
@@ -89,6 +126,8 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
   const CheckpointRecord record = checkpoint_record(planned, train, batches, c.size());
+  exec::BatchCache batch_cache;
+  const bool reuse_batches = keep_batches(ia, batches, train.iterations - resume.done, spare_bytes, c);
   // The next run's loop-carried inputs: whole tensors (a checkpoint's, or
   // where the update's chunks differ from the read's), else each Scan's tuples.
   std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = std::move(resume.carried);
@@ -141,6 +180,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
       origin[static_cast<size_t>(t.batch->dim)] = batch * t.batch->size;
       ex->set_origin(t.name, origin);
     }
+    if (reuse_batches) ex->set_batch_cache(&batch_cache);
     ex->run();
     const std::vector<Tuple> loss_tuples = gathered(*ex, ia.node(loss_node), loss_node, c);
     const double loss = loss_tuples.at(0).chunk.to_host().at(0);

@@ -23,6 +23,9 @@
 // iteration's checkpoint; the earlier checkpoint stays, and the log up to
 // the iteration is written.
 //
+// A run that sees each batch more than once keeps them after their first
+// read where they fit (exec/batch_cache.hpp).
+//
 // Not yet as the issue wants it: the carried tensors' movement is charged
 // when labelings are compared (PlannedDeck::carried_floats), not inside the
 // IA optimizer's search; each run allocates its results afresh (freed memory
@@ -57,7 +60,10 @@ struct TrainingRun {
 // file the run writes can still be written; it is called with each progress
 // line and before the last iteration (whose results are the outputs), so
 // that a folder removed mid-run is found then, not after the whole run.
+// `spare_bytes`: what the plan leaves free per rank under the memory bound,
+// where the batches are kept after their first read if they all fit.
 TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c, std::set<int> keep,
-                           bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files);
+                           bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files,
+                           std::int64_t spare_bytes);
 
 }  // namespace tra::app

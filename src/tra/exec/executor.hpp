@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tra/comm/communicator.hpp"
+#include "tra/exec/batch_cache.hpp"
 #include "tra/exec/host_tensor.hpp"
 #include "tra/physical/ia_plan.hpp"
 
@@ -63,6 +64,9 @@ class Executor {
   // The Scans of `tensor` read the part of its HDF5 dataset that starts at
   // `origin` (a training loop's batch).
   void set_origin(const std::string& tensor, Shape origin) { origins_[tensor] = std::move(origin); }
+  // Those Scans return what `cache` kept of their batch, and keep what they
+  // read there (a training run's batches that fit: exec/batch_cache.hpp).
+  void set_batch_cache(BatchCache* cache) { batch_cache_ = cache; }
 
   void run(const std::function<void(int node)>& before_node = {});
   const std::vector<Tuple>& result(int node) const;
@@ -70,7 +74,7 @@ class Executor {
   const RunTotals& totals() const { return totals_; }
 
  private:
-  std::vector<Tuple> scan(const physical::IaNode& n) const;
+  std::vector<Tuple> scan(int node) const;
   std::vector<Tuple> execute(size_t at, Index& moved);  // node `at` on this rank
   // The input of element-wise join `at` whose chunks it may overwrite with
   // its own (0 or 1), or -1: an input read by no later operator, not kept,
@@ -86,6 +90,7 @@ class Executor {
   RunTotals totals_;
   std::map<std::string, std::shared_ptr<const HostTensor>> inputs_;
   std::map<std::string, Shape> origins_;
+  BatchCache* batch_cache_ = nullptr;
   std::map<int, std::vector<Tuple>> scan_tuples_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
   std::vector<int> last_use_;       // per node, its last consumer (-1: none), after which its tuples are freed

@@ -15,6 +15,13 @@
 
 namespace tra::kernels {
 
+// Starts the BLAS library behind KokkosBlas::gemm where starting it costs
+// time: on a GPU, cuBLAS creates its handle and loads its kernels on the first
+// GEMM (43 ms measured on an H200, more than the whole of a small deck's work).
+// An executor whose plan has a GEMM calls this while it is bound, so the cost
+// falls before its operators run, once per process. Nothing on a host.
+void start_gemm_library();
+
 class EinSumKernel {
  public:
   // `extent` gives each label's extent inside one chunk.
