@@ -8,7 +8,7 @@ namespace tra {
 Chunk::Chunk(const Shape& s) : shape(s) {
   if (ChunkPool* pool = chunk_pool()) {
     data = pool->take(static_cast<size_t>(volume(s)));
-    Kokkos::deep_copy(data, Scalar(0));
+    Kokkos::deep_copy(ExecSpace(), data, Scalar(0));  // in order on the device's stream: no wait for it
   } else {
     data = ChunkData("chunk", static_cast<size_t>(volume(s)));
   }
