@@ -17,6 +17,12 @@ using einsum::Labels;
 
 namespace {
 
+// On a device a batched contraction runs as GEMMs only when each does at
+// least this much work (2·32³ flops); smaller ones run as one loop kernel.
+// A host's BLAS call costs a fraction of a microsecond, a GPU's a launch and
+// more, so a host keeps calling GEMM for every batch.
+constexpr double kMinBatchedGemmFlops = std::is_same_v<MemSpace, Kokkos::HostSpace> ? 0.0 : 2.0 * 32 * 32 * 32;
+
 bool has(const Labels& ls, const Label& l) { return std::find(ls.begin(), ls.end(), l) != ls.end(); }
 
 int position(const Labels& ls, const Label& l) {
@@ -66,6 +72,19 @@ EinSumKernel::EinSumKernel(const einsum::EinSum& st, const std::map<Label, Index
       if (z_labels_ != concat({&batch_, &rows_, &cols_}) && z_labels_ == concat({&batch_, &cols_, &rows_})) {
         std::swap(rows_, cols_);
         operands_swapped_ = true;
+      }
+      // Many small GEMMs cost a library call each (on a GPU a launch and
+      // more: the LLaMA block's g_ffn.grad[m] = Σ_{b,s} ..., 64 GEMMs of
+      // 1 x 1 x 32, took 20 ms on an H200); on a device the loop kernel
+      // does them all in one, a tree-folded reduction per output.
+      auto product = [&](const Labels& ls) {
+        double n = 1;
+        for (const auto& l : ls) n *= static_cast<double>(extent_.at(l));
+        return n;
+      };
+      if (product(batch_) > 1 && 2 * product(rows_) * product(cols_) * product(contracted_) < kMinBatchedGemmFlops) {
+        gemm_ = operands_swapped_ = false;
+        batch_.clear(), rows_.clear(), cols_.clear(), contracted_.clear();
       }
     }
   }
