@@ -50,13 +50,14 @@ int Executor::overwritable_input(size_t at) const {
 
 const std::vector<Tuple>& Executor::result(int node) const { return results_.at(static_cast<size_t>(node)); }
 
-std::vector<Tuple> Executor::scan(int node) const {
+std::vector<Tuple> Executor::scan(int node, bool& held) const {
   const IaNode& n = plan_.node(node);
   std::vector<Key> mine;
   for (const auto& [k, site] : n.dist.at)
     if (n.dist.everywhere || site == comm_.rank()) mine.push_back(k);
   const model::TensorDecl& t = *n.scan().source;
   if (auto given = inputs_.find(t.name); given != inputs_.end()) {
+    held = true;
     std::vector<Tuple> out;
     for (const Key& k : mine) out.push_back({k, slice(*given->second, n.type.chunk_shape, k)});
     return out;
@@ -65,7 +66,10 @@ std::vector<Tuple> Executor::scan(int node) const {
     const auto origin = origins_.find(t.name);
     const bool batch = origin != origins_.end();
     if (batch && batch_cache_)
-      if (const std::vector<Tuple>* kept = batch_cache_->find(node, origin->second)) return *kept;
+      if (const std::vector<Tuple>* kept = batch_cache_->find(node, origin->second)) {
+        held = true;
+        return *kept;
+      }
     try {
       std::vector<Tuple> read = io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine, batch ? origin->second : Shape{});
       if (batch && batch_cache_) batch_cache_->keep(node, origin->second, read);
@@ -85,8 +89,9 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
   auto in = [&](size_t k) -> const std::vector<Tuple>& { return results_[static_cast<size_t>(n.inputs.at(k))]; };
   switch (n.kind()) {
     case IaNode::Kind::Scan:
+      stats_[at].held = true;
       if (auto given = scan_tuples_.find(static_cast<int>(at)); given != scan_tuples_.end()) return std::move(given->second);
-      return scan(static_cast<int>(at));
+      return scan(static_cast<int>(at), stats_[at].held = false);
     case IaNode::Kind::Bcast: {
       comm::Moved m;
       const std::vector<int> counts = broadcast_counts(plan_, n);

@@ -34,6 +34,9 @@ struct NodeRun {
   double seconds = 0;   // slowest rank's time in the operator
   Index floats_moved = 0;  // all ranks together
   int streamed_into = -1;  // a LocalJoin run as one step with this LocalAgg (its seconds include the fold)
+  // A Scan that read nothing: its tuples were held from before (a training
+  // run's loop-carried tensors, a batch kept after its first read).
+  bool held = false;
 };
 
 // Time of the whole run, per rank summed and then the slowest rank's: with
@@ -74,7 +77,7 @@ class Executor {
   const RunTotals& totals() const { return totals_; }
 
  private:
-  std::vector<Tuple> scan(int node) const;
+  std::vector<Tuple> scan(int node, bool& held) const;
   std::vector<Tuple> execute(size_t at, Index& moved);  // node `at` on this rank
   // The input of element-wise join `at` whose chunks it may overwrite with
   // its own (0 or 1), or -1: an input read by no later operator, not kept,

@@ -21,8 +21,12 @@ namespace tra::physical {
 // 0.52 s, and a CPU's generator rate made 2 ranks broadcast a 512 MB
 // operand (0.26 s) rather than generate it on both (1 ms): plan choices on
 // a GPU need a GPU's rates.
+// loop_flops is the rate the SGD steps' large element loops reached there
+// (W1's update 2.2e11, the hidden layer 1e11 and more), not tra-calibrate's
+// 4.2e10 of then, whose loop paid a cudaMalloc and a cudaFree each time
+// (before the chunk pool): predictions of those loops were 3.5x too high.
 #if defined(KOKKOS_ENABLE_CUDA)
-inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInLoopFlops = 4.2e10, kBuiltInMemoryBytes = 3.2e12;
+inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInLoopFlops = 1.5e11, kBuiltInMemoryBytes = 3.2e12;
 inline constexpr double kBuiltInGenerateFloats = 8.0e9, kBuiltInHdf5ReadBytes = 3.2e9;
 #else
 inline constexpr double kBuiltInGemmFlops = 65e9, kBuiltInLoopFlops = 3.5e8, kBuiltInMemoryBytes = 1.3e10;
