@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "tra/app/batch_file_stamps.hpp"
 #include "tra/autodiff/updates.hpp"
 #include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
@@ -17,6 +18,7 @@
 #include "tra/io/text_file.hpp"
 #include "tra/kernels/finite.hpp"
 #include "tra/model/batch_order.hpp"
+#include "tra/physical/memory_estimate.hpp"
 
 namespace tra::app {
 
@@ -78,13 +80,13 @@ bool keep_batches(const physical::IaPlan& ia, Index batches, Index runs, std::in
   double room = static_cast<double>(spare_bytes);
   if (const std::int64_t device = device_free_bytes(); device >= 0) room = std::min(room, static_cast<double>(device) / 2 / c.ranks_on_node());
   room = -c.max(-room);
-  const std::string mib = std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB per rank";
+  const std::string size = physical::bytes_text(static_cast<std::int64_t>(need)) + " per rank";
   if (need > room) {
-    Log::progress("batches: read every iteration (keeping them would take " + mib + ", more than the " +
-                  std::to_string(static_cast<long long>(std::max(0.0, room) / (1 << 20))) + " MiB left beside the plan)");
+    Log::progress("batches: read every iteration (keeping them would take " + size + ", more than the " +
+                  physical::bytes_text(static_cast<std::int64_t>(std::max(0.0, room))) + " left beside the plan)");
     return false;
   }
-  Log::progress("batches: kept after their first read (" + mib + ")");
+  Log::progress("batches: kept after their first read (" + size + ")");
   return true;
 }
 
@@ -128,6 +130,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   const CheckpointRecord record = checkpoint_record(planned, train, batches, c.size());
   exec::BatchCache batch_cache;
   const bool reuse_batches = keep_batches(ia, batches, train.iterations - resume.done, spare_bytes, c);
+  const BatchFileStamps batch_files(planned.workflow);  // checked at each epoch when the batches are kept
   // The next run's loop-carried inputs: whole tensors (a checkpoint's, or
   // where the update's chunks differ from the read's), else each Scan's tuples.
   std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = std::move(resume.carried);
@@ -180,7 +183,10 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
       origin[static_cast<size_t>(t.batch->dim)] = batch * t.batch->size;
       ex->set_origin(t.name, origin);
     }
-    if (reuse_batches) ex->set_batch_cache(&batch_cache);
+    if (reuse_batches) {
+      if (it > resume.done && it % batches == 0) batch_files.check(c);
+      ex->set_batch_cache(&batch_cache);
+    }
     ex->run();
     const std::vector<Tuple> loss_tuples = gathered(*ex, ia.node(loss_node), loss_node, c);
     const double loss = loss_tuples.at(0).chunk.to_host().at(0);
