@@ -55,7 +55,6 @@ std::pair<std::string, Index> first_nonfinite(const exec::Executor& ex, const st
   return {"", 0};
 }
 
-// The log as CSV: one row per iteration run.
 // This rank's bytes of every batch of every batch Scan in the plan: what
 // keeping the batches after their first read costs it.
 double batch_bytes(const physical::IaPlan& ia, Index batches, int rank) {
@@ -90,6 +89,7 @@ bool keep_batches(const physical::IaPlan& ia, Index batches, Index runs, std::in
   return true;
 }
 
+// The log as CSV: one row per iteration run.
 class TrainingLog {
  public:
   TrainingLog() {

@@ -11,8 +11,8 @@
 #include "tra/exec/join_aggregate.hpp"
 #include "tra/exec/operator_progress.hpp"
 #include "tra/io/generators.hpp"
-#include "tra/kernels/einsum_kernel.hpp"
 #include "tra/io/hdf5/reader.hpp"
+#include "tra/kernels/einsum_kernel.hpp"
 
 namespace tra::exec {
 
