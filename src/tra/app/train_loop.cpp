@@ -160,16 +160,18 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
                                         "; training stopped there and wrote no outputs (a NaN or an infinity in the data, a division by zero, "
                                         "or a step too large for the loss)." + kept);
   };
+  // One executor for every iteration: the plan's exchange counts and the
+  // rest of what it decides are worked out once. Each run drops the last
+  // run's results before it starts, so a parameter handed back in place is
+  // held by its Scan alone and updated in its own buffer.
+  TRA_ASSERT(resume.done < train.iterations, "a training run of no iterations (the deck reader bounds them)");
+  auto ex = std::make_unique<exec::Executor>(ia, c, keep, analyze);
+  if (reuse_batches) ex->set_batch_cache(&batch_cache);
   c.barrier();
   Stopwatch all, since_log;
   for (Index it = resume.done; it < train.iterations; ++it) {
     const Index iteration = it + 1;  // counted from 1 (the header)
     Stopwatch step;
-    // The last run's results go first: a parameter held there too could not
-    // be updated in its own buffer (Executor::overwritable_input needs its
-    // chunks to have one owner), and would exist twice.
-    run.last.reset();
-    auto ex = std::make_unique<exec::Executor>(ia, c, keep, analyze);
     for (const auto& [name, values] : whole) ex->set_input(name, values);
     for (auto& [node, tuples] : in_place) ex->set_scan_tuples(node, std::move(tuples));
     whole.clear();
@@ -183,10 +185,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
       origin[static_cast<size_t>(t.batch->dim)] = batch * t.batch->size;
       ex->set_origin(t.name, origin);
     }
-    if (reuse_batches) {
-      if (it > resume.done && it % batches == 0) batch_files.check(c);
-      ex->set_batch_cache(&batch_cache);
-    }
+    if (reuse_batches && it > resume.done && it % batches == 0) batch_files.check(c);
     ex->run();
     const std::vector<Tuple> loss_tuples = gathered(*ex, ia.node(loss_node), loss_node, c);
     const double loss = loss_tuples.at(0).chunk.to_host().at(0);
@@ -247,8 +246,8 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     // Where the run writes, checked as it goes: with each progress line and
     // before the iteration whose results are the outputs.
     if (iteration + 1 == train.iterations || (reported && iteration < train.iterations)) check_files();
-    run.last = std::move(ex);
   }
+  run.last = std::move(ex);
   run.seconds = c.max(all.seconds());
   const Index runs = train.iterations - resume.done;
   if (runs > 1) {
@@ -257,7 +256,6 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
                   std::to_string(predicted) + ")");
   }
   log.write(c, files.log);
-  TRA_ASSERT(run.last, "a training run of no iterations (the deck reader bounds them)");
   return run;
 }
 

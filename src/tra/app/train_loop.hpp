@@ -28,8 +28,12 @@
 //
 // Not yet as the issue wants it: the carried tensors' movement is charged
 // when labelings are compared (PlannedDeck::carried_floats), not inside the
-// IA optimizer's search; each run allocates its results afresh (freed memory
-// stays in the process: common/allocation.hpp).
+// IA optimizer's search; each run allocates its results afresh (on a host
+// freed memory stays in the process, common/allocation.hpp; on a device the
+// chunk pool reuses it, core/chunk_pool.hpp).
+//
+// One executor runs every iteration (exec/executor.hpp): the plan's exchange
+// counts are worked out once, when it is bound.
 #include <functional>
 #include <memory>
 #include <set>
@@ -50,7 +54,7 @@ struct TrainFiles {
 };
 
 struct TrainingRun {
-  std::unique_ptr<exec::Executor> last;     // the last iteration's executor: its results are the ones written out
+  std::unique_ptr<exec::Executor> last;     // the run's executor: its last iteration's results are the ones written out
   std::vector<IterationTimes> iterations;   // each iteration run, the slowest rank's times
   double seconds = 0;                       // the whole loop, the slowest rank's
 };

@@ -20,12 +20,19 @@ using physical::IaNode;
 
 Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep, bool barrier_each)
     : plan_(plan), comm_(c), keep_(std::move(keep)), barrier_each_(barrier_each), results_(plan.nodes.size()), stats_(plan.nodes.size()),
-      streamed_into_(physical::streamed_into(plan)), last_use_(plan.nodes.size(), -1) {
+      streamed_into_(physical::streamed_into(plan)), last_use_(plan.nodes.size(), -1), broadcast_counts_(plan.nodes.size()),
+      shuffle_counts_(plan.nodes.size()) {
   // A result the caller keeps is wanted whole: its join is not streamed.
   for (int k : keep_)
     if (plan_.node(k).kind() == IaNode::Kind::LocalJoin) streamed_into_[static_cast<size_t>(k)] = -1;
   for (size_t i = 0; i < plan_.nodes.size(); ++i)
     for (int j : plan_.nodes[i].inputs) last_use_[static_cast<size_t>(j)] = static_cast<int>(i);
+  for (size_t i = 0; i < plan_.nodes.size(); ++i) {
+    const IaNode& n = plan_.nodes[i];
+    if (n.kind() == IaNode::Kind::Bcast && c.size() > 1) broadcast_counts_[i] = broadcast_counts(plan_, n);
+    if (n.kind() == IaNode::Kind::Shuffle && c.size() > 1 && !plan_.node(n.inputs[0]).dist.everywhere)
+      shuffle_counts_[i] = shuffle_counts(plan_, n, c.rank());
+  }
   for (const IaNode& n : plan_.nodes)
     if (n.kind() == IaNode::Kind::LocalJoin && n.join().kernel.call.kernel->uses_gemm()) {
       kernels::start_gemm_library();  // before the operators run and are timed
@@ -94,8 +101,7 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
       return scan(static_cast<int>(at), stats_[at].held = false);
     case IaNode::Kind::Bcast: {
       comm::Moved m;
-      const std::vector<int> counts = broadcast_counts(plan_, n);
-      auto out = comm::broadcast(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, m, &counts);
+      auto out = comm::broadcast(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, m, &broadcast_counts_[at]);
       moved = m.floats;
       return out;
     }
@@ -110,8 +116,7 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
         return out;
       }
       comm::Moved m;
-      const comm::Counts counts = shuffle_counts(plan_, n, comm_.rank());
-      auto out = comm::shuffle(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, site, m, &counts);
+      auto out = comm::shuffle(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, site, m, &shuffle_counts_[at]);
       moved = m.floats;
       return out;
     }
@@ -157,6 +162,8 @@ std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
 }
 
 void Executor::run(const std::function<void(int node)>& before_node) {
+  for (std::vector<Tuple>& r : results_) r.clear();
+  stats_.assign(plan_.nodes.size(), NodeRun{});
   // Per node, this rank's seconds and floats sent; reduced over the ranks at
   // the end, so that the ranks meet only where the plan moves data (or after
   // every operator, when asked to).
@@ -225,6 +232,8 @@ void Executor::run(const std::function<void(int node)>& before_node) {
     stats_[i].seconds = seconds[i];
     stats_[i].floats_moved = moved[i];
   }
+  inputs_.clear();
+  scan_tuples_.clear();
 }
 
 }  // namespace tra::exec

@@ -16,6 +16,14 @@
 // over the chunks of an input that nothing reads after it, where no other
 // relation shares them: parameters are updated in place, and such chains
 // need no buffer per step.
+//
+// An executor is bound to its plan once and may run it many times (a
+// training run's iterations): what the plan alone decides (every Bcast's and
+// Shuffle's counts, which joins stream into their aggregations, when each
+// result is last read) is worked out when it is made. Each run starts by
+// dropping the previous run's results, so that a loop-carried tensor handed
+// back through set_scan_tuples is held by its Scan alone and is updated in
+// its own buffer.
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,6 +32,7 @@
 #include <vector>
 
 #include "tra/comm/communicator.hpp"
+#include "tra/comm/exchange.hpp"
 #include "tra/exec/batch_cache.hpp"
 #include "tra/exec/host_tensor.hpp"
 #include "tra/physical/ia_plan.hpp"
@@ -71,6 +80,8 @@ class Executor {
   // read there (a training run's batches that fit: exec/batch_cache.hpp).
   void set_batch_cache(BatchCache* cache) { batch_cache_ = cache; }
 
+  // One run of the plan. The inputs given by set_input and set_scan_tuples
+  // are used by this run only; origins and the batch cache stay set.
   void run(const std::function<void(int node)>& before_node = {});
   const std::vector<Tuple>& result(int node) const;
   const std::vector<NodeRun>& stats() const { return stats_; }
@@ -97,6 +108,10 @@ class Executor {
   std::map<int, std::vector<Tuple>> scan_tuples_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
   std::vector<int> last_use_;       // per node, its last consumer (-1: none), after which its tuples are freed
+  // Per Bcast, the tuples each rank holds before it; per Shuffle, what this
+  // rank sends and receives (exec/exchange_plan.hpp). Empty elsewhere.
+  std::vector<std::vector<int>> broadcast_counts_;
+  std::vector<comm::Counts> shuffle_counts_;
 };
 
 }  // namespace tra::exec
