@@ -1,6 +1,7 @@
 #include "tra/exec/executor.hpp"
 
 #include <type_traits>
+#include <variant>
 
 #include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
@@ -91,74 +92,91 @@ std::vector<Tuple> Executor::scan(int node, bool& held) const {
   return out;
 }
 
-std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
+const std::vector<Tuple>& Executor::input(size_t at, size_t k) const { return results_[static_cast<size_t>(plan_.nodes[at].inputs.at(k))]; }
+
+template <>
+std::vector<Tuple> Executor::step(const physical::ScanParams&, size_t at, Index&) {
+  stats_[at].held = true;
+  if (auto given = scan_tuples_.find(static_cast<int>(at)); given != scan_tuples_.end()) return std::move(given->second);
+  return scan(static_cast<int>(at), stats_[at].held = false);
+}
+
+template <>
+std::vector<Tuple> Executor::step(const physical::BcastParams&, size_t at, Index& moved) {
   const IaNode& n = plan_.nodes[at];
-  auto in = [&](size_t k) -> const std::vector<Tuple>& { return results_[static_cast<size_t>(n.inputs.at(k))]; };
-  switch (n.kind()) {
-    case IaNode::Kind::Scan:
-      stats_[at].held = true;
-      if (auto given = scan_tuples_.find(static_cast<int>(at)); given != scan_tuples_.end()) return std::move(given->second);
-      return scan(static_cast<int>(at), stats_[at].held = false);
-    case IaNode::Kind::Bcast: {
-      comm::Moved m;
-      auto out = comm::broadcast(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, m, &broadcast_counts_[at]);
-      moved = m.floats;
-      return out;
-    }
-    case IaNode::Kind::Shuffle: {
-      const int s = comm_.size();
-      auto site = [&](const Key& k) { return n.placement().site_of(k, n.site_grid(), s); };
-      if (plan_.node(n.inputs[0]).dist.everywhere) {
-        // Every site holds every tuple: each keeps its own, nothing moves.
-        std::vector<Tuple> out;
-        for (const Tuple& t : in(0))
-          if (site(t.key) == comm_.rank()) out.push_back(t);
-        return out;
-      }
-      comm::Moved m;
-      auto out = comm::shuffle(comm_, in(0), n.type.key_arity(), n.type.chunk_shape, site, m, &shuffle_counts_[at]);
-      moved = m.floats;
-      return out;
-    }
-    case IaNode::Kind::LocalJoin: {
-      const int agg = streamed_into_[at];
-      const std::string label = "p" + std::to_string(at) + " " + n.name();
-      if (agg >= 0) return join_aggregate(in(0), in(1), n, plan_.node(agg), label);
-      const int over = overwritable_input(at);
-      const auto fn = over < 0 ? join_fn(n.join().kernel) : join_fn_over(n.join().kernel, over);
-      std::vector<logical::JoinMatch> matches = logical::join_matches(in(0), in(1), n.join().keys_left, n.join().keys_right);
-      OperatorProgress progress(label, matches.size());
-      std::vector<Tuple> out;
-      out.reserve(matches.size());
-      for (logical::JoinMatch& m : matches) {
-        progress.tick();
-        out.push_back({n.join().out_key.identity() ? std::move(m.key) : n.join().out_key(m.key), fn(m.left->chunk, m.right->chunk)});
-      }
-      return out;
-    }
-    case IaNode::Kind::LocalAgg:
-      // Its join already aggregated (join_aggregate): take the tuples over.
-      if (streamed_into_[static_cast<size_t>(n.inputs[0])] == static_cast<int>(at)) return std::move(results_[static_cast<size_t>(n.inputs[0])]);
-      return logical::aggregate(in(0), n.agg().group_by, agg_fn(n.agg().kernel));
-    case IaNode::Kind::LocalFilter: {
-      std::vector<Tuple> out;
-      for (const Tuple& t : in(0))
-        if (n.filter().predicate.test(t.key)) out.push_back(t);
-      return out;
-    }
-    case IaNode::Kind::LocalMap: {
-      std::vector<Tuple> out;
-      for (const Tuple& t : in(0)) {
-        if (n.map().expand)
-          for (Tuple& o : expand(*n.map().expand, t)) out.push_back(std::move(o));
-        else
-          out.push_back({n.map().key_map(t.key), apply(n.map().array_map, t.chunk)});
-      }
-      return out;
-    }
+  comm::Moved m;
+  auto out = comm::broadcast(comm_, input(at), n.type.key_arity(), n.type.chunk_shape, m, &broadcast_counts_[at]);
+  moved = m.floats;
+  return out;
+}
+
+template <>
+std::vector<Tuple> Executor::step(const physical::ShuffleParams& p, size_t at, Index& moved) {
+  const IaNode& n = plan_.nodes[at];
+  const int s = comm_.size();
+  auto site = [&](const Key& k) { return p.placement.site_of(k, p.site_grid, s); };
+  if (plan_.node(n.inputs[0]).dist.everywhere) {
+    // Every site holds every tuple: each keeps its own, nothing moves.
+    std::vector<Tuple> out;
+    for (const Tuple& t : input(at))
+      if (site(t.key) == comm_.rank()) out.push_back(t);
+    return out;
   }
-  TRA_ASSERT(false, "unknown IA node kind");
-  return {};
+  comm::Moved m;
+  auto out = comm::shuffle(comm_, input(at), n.type.key_arity(), n.type.chunk_shape, site, m, &shuffle_counts_[at]);
+  moved = m.floats;
+  return out;
+}
+
+template <>
+std::vector<Tuple> Executor::step(const physical::JoinParams& p, size_t at, Index&) {
+  const IaNode& n = plan_.nodes[at];
+  const int agg = streamed_into_[at];
+  const std::string label = "p" + std::to_string(at) + " " + n.name();
+  if (agg >= 0) return join_aggregate(input(at, 0), input(at, 1), n, plan_.node(agg), label);
+  const int over = overwritable_input(at);
+  const auto fn = over < 0 ? join_fn(p.kernel) : join_fn_over(p.kernel, over);
+  std::vector<logical::JoinMatch> matches = logical::join_matches(input(at, 0), input(at, 1), p.keys_left, p.keys_right);
+  OperatorProgress progress(label, matches.size());
+  std::vector<Tuple> out;
+  out.reserve(matches.size());
+  for (logical::JoinMatch& m : matches) {
+    progress.tick();
+    out.push_back({p.out_key.identity() ? std::move(m.key) : p.out_key(m.key), fn(m.left->chunk, m.right->chunk)});
+  }
+  return out;
+}
+
+template <>
+std::vector<Tuple> Executor::step(const physical::AggParams& p, size_t at, Index&) {
+  const size_t joined = static_cast<size_t>(plan_.nodes[at].inputs[0]);
+  // Its join already aggregated (join_aggregate): take the tuples over.
+  if (streamed_into_[joined] == static_cast<int>(at)) return std::move(results_[joined]);
+  return logical::aggregate(input(at), p.group_by, agg_fn(p.kernel));
+}
+
+template <>
+std::vector<Tuple> Executor::step(const physical::FilterParams& p, size_t at, Index&) {
+  std::vector<Tuple> out;
+  for (const Tuple& t : input(at))
+    if (p.predicate.test(t.key)) out.push_back(t);
+  return out;
+}
+
+template <>
+std::vector<Tuple> Executor::step(const physical::MapParams& p, size_t at, Index&) {
+  std::vector<Tuple> out;
+  for (const Tuple& t : input(at)) {
+    if (p.expand)
+      for (Tuple& o : expand(*p.expand, t)) out.push_back(std::move(o));
+    else
+      out.push_back({p.key_map(t.key), apply(p.array_map, t.chunk)});
+  }
+  return out;
+}
+
+std::vector<Tuple> Executor::execute(size_t at, Index& moved) {
+  return std::visit([&](const auto& p) { return step(p, at, moved); }, plan_.nodes[at].params);
 }
 
 void Executor::run(const std::function<void(int node)>& before_node) {

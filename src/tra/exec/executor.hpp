@@ -90,6 +90,12 @@ class Executor {
  private:
   std::vector<Tuple> scan(int node, bool& held) const;
   std::vector<Tuple> execute(size_t at, Index& moved);  // node `at` on this rank
+  const std::vector<Tuple>& input(size_t at, size_t k = 0) const;  // node at's k-th input's tuples on this rank
+  // Each kind's step on this rank, one per parameters type
+  // (physical/ops/kinds.hpp), defined in executor.cpp; execute(at) visits
+  // the node's parameters.
+  template <class Params>
+  std::vector<Tuple> step(const Params& p, size_t at, Index& moved);
   // The input of element-wise join `at` whose chunks it may overwrite with
   // its own (0 or 1), or -1: an input read by no later operator, not kept,
   // each chunk paired once (the other side's keys are all joined on).

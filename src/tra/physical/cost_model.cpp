@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <variant>
 
 #include "tra/physical/ops/ops.hpp"
 
@@ -24,19 +25,10 @@ std::string PlanCost::str() const {
 
 namespace {
 
-// Each kind's estimate lives with the kind (ops/); `gemm_folds`: a LocalAgg
-// whose members a GEMM adds in place as it makes them (folds_in_gemm).
+// Each kind's estimate lives with the kind (ops/<kind>.cpp); `gemm_folds`: a
+// LocalAgg whose members a GEMM adds in place as it makes them (folds_in_gemm).
 double node_seconds(const IaNode& n, const Rates& r, bool gemm_folds) {
-  switch (n.kind()) {
-    case IaNode::Kind::Scan: return ops::scan_seconds(n, r);
-    case IaNode::Kind::Bcast:
-    case IaNode::Kind::Shuffle: return ops::movement_seconds(n, r);
-    case IaNode::Kind::LocalJoin: return ops::join_seconds(n, r);
-    case IaNode::Kind::LocalAgg: return ops::aggregate_seconds(n, r, gemm_folds);
-    case IaNode::Kind::LocalMap: return ops::map_seconds(n, r);
-    case IaNode::Kind::LocalFilter: return 0;
-  }
-  return 0;
+  return std::visit([&](const auto& p) { return ops::seconds(p, n, r, gemm_folds); }, n.params);
 }
 
 // Node n's share, added in plan order (sums of the same terms in the same

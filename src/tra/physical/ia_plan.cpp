@@ -2,31 +2,22 @@
 
 #include <iomanip>
 #include <sstream>
+#include <type_traits>
 
 #include "tra/physical/ops/ops.hpp"
 
 namespace tra::physical {
 
 std::string IaNode::name() const {
-  switch (kind()) {
-    case Kind::Scan: return "Scan";
-    case Kind::Bcast: return "Bcast";
-    case Kind::Shuffle: return "Shuf";
-    case Kind::LocalJoin: return "⋈L";
-    case Kind::LocalAgg: return "ΣL";
-    case Kind::LocalFilter: return "σL";
-    case Kind::LocalMap: return "λL";
-  }
-  return "?";
+  return std::visit([](const auto& p) { return std::decay_t<decltype(p)>::kName; }, params);
+}
+
+Role IaNode::role() const {
+  return std::visit([](const auto& p) { return std::decay_t<decltype(p)>::kRole; }, params);
 }
 
 double IaNode::call_flops() const {
-  switch (kind()) {
-    case Kind::LocalJoin: return join().call_flops;
-    case Kind::LocalAgg: return agg().call_flops;
-    case Kind::LocalMap: return map().call_flops;
-    default: return 0;
-  }
+  return std::visit([](const auto& p) { return ops::call_flops(p); }, params);
 }
 
 bool IaNode::same_operator(const IaNode& o) const {
@@ -93,8 +84,12 @@ bool folds_in_gemm(const IaPlan& plan, int j, int agg) {
 }
 
 std::string IaNode::where() const {
-  if (kind() == Kind::Scan || kind() == Kind::Shuffle) return placement().str();
-  return dist.everywhere ? "All" : scattered ? "Scattered" : "one site each";
+  return std::visit(
+      [&](const auto& p) -> std::string {
+        if constexpr (std::decay_t<decltype(p)>::kPlaced) return p.placement.str();
+        else return dist.everywhere ? "All" : scattered ? "Scattered" : "one site each";
+      },
+      params);
 }
 
 std::string IaPlan::str() const {

@@ -5,7 +5,8 @@
 //
 // A node holds two kinds of fields. Its parameters say what the operator does
 // and are what the optimizer's rules rewrite: one type per kind of operator
-// (ScanParams ... MapParams, a std::variant; the kind is which one it holds),
+// (ScanParams ... MapParams in ops/<kind>.hpp, a std::variant listed in
+// ops/kinds.hpp; the kind is which one it holds),
 // all plain data (key and chunk functions as steps, key_fn.hpp and
 // chunk_fn.hpp), so that a plan can be printed exactly, compared (==) and
 // kept, and only the executor binds them to the code that runs them. Its
@@ -26,6 +27,7 @@
 #include "tra/model/workflow.hpp"
 #include "tra/physical/chunk_fn.hpp"
 #include "tra/physical/key_fn.hpp"
+#include "tra/physical/ops/kinds.hpp"
 
 namespace tra::physical {
 
@@ -66,82 +68,8 @@ struct Distribution {
   bool operator==(const Distribution& o) const { return everywhere == o.everywhere && at == o.at; }
 };
 
-// The parameters of each kind of IA operator, its own plain-data type.
-struct ScanParams {
-  std::optional<model::TensorDecl> source;  // the deck's declaration (a copy: plans outlive decks)
-  Placement placement;       // where it is read: Part<dims> or All
-  // Under Part<dims>: the extents that number the sites (the default grid is
-  // chosen for them). Fixed when the node is made (or first inferred), so
-  // that both sides of a join agree on it even after a filter shrank one
-  // side's frontier.
-  Shape site_grid;
-};
-
-struct BcastParams {};
-
-struct ShuffleParams {
-  Placement placement;  // Part<dims>
-  Shape site_grid;      // as ScanParams::site_grid
-};
-
-struct JoinParams {
-  std::vector<int> keys_left, keys_right;
-  // projOp. Its kernel may add its product in place (a GEMM with beta = 1,
-  // kernel.adds_into()): a sum aggregation the join streams into
-  // (streamed_into) then accumulates its groups inside the GEMM. Its ⊗ may
-  // run on aligned chunks of any shape when elementwise (kernel.zippable()):
-  // R1-7's distributive form runs it on the chunks a selecting map leaves.
-  JoinKernel kernel;
-  double call_flops = 0;  // per kernel call
-  bool gemm = false;      // the kernel is a GEMM (for the time estimate)
-  KeyFn out_key;          // applied to the natural-join key (R1-7, strategies)
-  // The join as first compiled, before a join strategy extended its keys;
-  // kept once a strategy was applied (has_base), since an outer product's
-  // join keys are empty.
-  bool has_base = false;
-  std::vector<int> base_keys_left, base_keys_right;
-  KeyFn base_out_key;
-};
-
-struct AggParams {
-  std::vector<int> group_by;
-  // aggOp: a reduction of the group and then the maps R1-4 composed into it.
-  // One that folds members element-wise (kernel.fold() not None) can fold
-  // them one at a time as they are made.
-  AggKernel kernel;
-  double call_flops = 0;      // per group
-  bool decomposable = false;  // ⊕ may run in two phases (R2-5)
-};
-
-struct FilterParams {
-  KeyPredicate predicate;
-};
-
-struct MapParams {
-  // One tuple to one: λ(keyMapFunc, arrayMapFunc); composable (R1-2, R1-4, R1-7).
-  KeyFn key_map;
-  ArrayFn array_map;
-  double call_flops = 0;  // per tuple
-  // One tuple to `arity` tuples (Tile, re-chunking, replication): not composable.
-  std::optional<Expansion> expand;
-  int arity = 1;
-  bool replica = false;  // a join strategy's replication (stripped by the next one)
-};
-
-// The same parameters (plans compare node by node with these).
-bool operator==(const ScanParams& a, const ScanParams& b);
-bool operator==(const BcastParams& a, const BcastParams& b);
-bool operator==(const ShuffleParams& a, const ShuffleParams& b);
-bool operator==(const JoinParams& a, const JoinParams& b);
-bool operator==(const AggParams& a, const AggParams& b);
-bool operator==(const FilterParams& a, const FilterParams& b);
-bool operator==(const MapParams& a, const MapParams& b);
-
-// In the order of IaNode::Kind.
-using IaParams = std::variant<ScanParams, BcastParams, ShuffleParams, JoinParams, AggParams, FilterParams, MapParams>;
-
 struct IaNode {
-  enum class Kind { Scan, Bcast, Shuffle, LocalJoin, LocalAgg, LocalFilter, LocalMap };
+  using Kind = IaKind;
   IaParams params;  // what the operator does: one type per kind
   std::vector<int> inputs;
   int tra_node = -1;  // the TRA node it implements (-1: added by a rule)
@@ -187,7 +115,8 @@ struct IaNode {
   bool same_operator(const IaNode& o) const;
   std::string parameters() const;  // every parameter, on one line
 
-  bool moves() const { return kind() == Kind::Bcast || kind() == Kind::Shuffle; }
+  Role role() const;
+  bool moves() const { return role() == Role::Move; }
   bool is_map1() const { return kind() == Kind::LocalMap && !map().expand; }  // one tuple to one
   bool is_replica() const { return kind() == Kind::LocalMap && map().replica; }  // a join strategy's replication
   std::string name() const;

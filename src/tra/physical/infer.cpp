@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 #include <unordered_map>
+#include <variant>
 
 #include "tra/common/error.hpp"
 #include "tra/physical/ops/ops.hpp"
@@ -67,23 +69,15 @@ class Inference {
     n.site_floats_in = 0;
     n.dist = {};
     const ops::Context c{p_, s_};
-    switch (n.kind()) {
-      case IaNode::Kind::Scan: ops::infer_scan(n, c); break;
-      case IaNode::Kind::Bcast: ops::infer_bcast(n, c); break;
-      case IaNode::Kind::Shuffle: ops::infer_shuffle(n, c); break;
-      case IaNode::Kind::LocalJoin: ops::infer_join(n, c); break;
-      case IaNode::Kind::LocalAgg: ops::infer_aggregate(n, c); break;
-      case IaNode::Kind::LocalFilter: ops::infer_filter(n, c); break;
-      case IaNode::Kind::LocalMap: ops::infer_map(n, c); break;
-    }
-    const int arity = n.kind() == IaNode::Kind::Scan || n.kind() == IaNode::Kind::LocalJoin || n.kind() == IaNode::Kind::LocalAgg ||
-                              n.kind() == IaNode::Kind::LocalMap
-                          ? n.out_type.key_arity()
-                          : in(n).type.key_arity();
-    const Shape chunk = n.kind() == IaNode::Kind::Bcast || n.kind() == IaNode::Kind::Shuffle || n.kind() == IaNode::Kind::LocalFilter
-                            ? in(n).type.chunk_shape
-                            : n.out_type.chunk_shape;
-    n.type = RelType{bounding_frontier(n.dist, arity), chunk};
+    const bool own_type = std::visit(
+        [&](auto& p) {
+          ops::infer(p, n, c);
+          return std::decay_t<decltype(p)>::kOwnType;
+        },
+        n.params);
+    // A kind without a type of its own (a movement, a filter) keeps its input's.
+    const RelType& typed = own_type ? n.out_type : in(n).type;
+    n.type = RelType{bounding_frontier(n.dist, typed.key_arity()), typed.chunk_shape};
     // A filter or a shuffle of a relation whose keys are each on one site
     // leaves them so.
     const bool keeps_keys_apart = (n.kind() == IaNode::Kind::LocalFilter || n.kind() == IaNode::Kind::Shuffle) && !in(n).scattered;

@@ -5,47 +5,18 @@
 #include <map>
 #include <vector>
 
+#include "tra/physical/ops/ops.hpp"
+
 namespace tra::physical {
 
 namespace {
 
-// Bytes of node's result on each site.
-std::vector<std::int64_t> held(const IaNode& n, int nsites) {
-  std::vector<std::int64_t> bytes(static_cast<size_t>(nsites), 0);
-  const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(sizeof(Scalar));
-  if (n.dist.everywhere) {
-    std::fill(bytes.begin(), bytes.end(), n.dist.tuples() * chunk);
-    return bytes;
-  }
-  for (const auto& [key, site] : n.dist.at)
-    if (site >= 0 && site < nsites) bytes[static_cast<size_t>(site)] += chunk;
-  return bytes;
-}
-
 // Bytes per site of node's result that are its input's chunks, handed on
 // without a copy: a Shuffle's tuples that stay on their site, a Bcast's
-// own tuples, a filter's survivors (comm/exchange.cpp, exec/executor.cpp).
+// own tuples, a filter's survivors (each kind says which: ops/<kind>.cpp).
 std::vector<std::int64_t> passed_through(const IaPlan& plan, const IaNode& n, int nsites) {
-  std::vector<std::int64_t> bytes(static_cast<size_t>(nsites), 0);
-  if (n.inputs.empty()) return bytes;
-  const IaNode& in = plan.node(n.inputs[0]);
-  switch (n.kind()) {
-    case IaNode::Kind::LocalFilter:
-      return held(n, nsites);
-    case IaNode::Kind::Bcast:
-      return in.dist.everywhere ? held(n, nsites) : held(in, nsites);
-    case IaNode::Kind::Shuffle: {
-      if (in.dist.everywhere || n.dist.everywhere) return bytes;
-      const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(sizeof(Scalar));
-      std::map<Key, int> to;
-      for (const auto& [key, site] : n.dist.at) to.emplace(key, site);
-      for (const auto& [key, site] : in.dist.at)
-        if (auto t = to.find(key); t != to.end() && t->second == site && site >= 0 && site < nsites) bytes[static_cast<size_t>(site)] += chunk;
-      return bytes;
-    }
-    default:
-      return bytes;
-  }
+  const ops::Context c{plan, nsites};
+  return std::visit([&](const auto& p) { return ops::bytes_passed_through(p, n, c); }, n.params);
 }
 
 }  // namespace
@@ -81,7 +52,7 @@ MemoryEstimate estimate_memory(const IaPlan& plan) {
       // The join's tuples (already counted) are now the aggregation's.
       std::swap(bytes[i], bytes[static_cast<size_t>(node.inputs[0])]);
     } else {
-      bytes[i] = held(streamed[i] >= 0 ? plan.nodes[static_cast<size_t>(streamed[i])] : node, nsites);
+      bytes[i] = ops::held_bytes(streamed[i] >= 0 ? plan.nodes[static_cast<size_t>(streamed[i])] : node, nsites);
       // Chunks handed on from the input are counted once: from now on as
       // this node's (the input's count drops by them).
       const std::vector<std::int64_t> shared = passed_through(plan, node, nsites);

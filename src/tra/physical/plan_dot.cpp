@@ -19,13 +19,13 @@ std::string quoted(const std::string& s) {
 }
 
 // Reads, moves and computes look different at a glance.
-const char* style_of(IaNode::Kind k) {
-  switch (k) {
-    case IaNode::Kind::Scan: return "shape=cylinder, style=filled, fillcolor=\"#e8f0fe\"";
-    case IaNode::Kind::Bcast:
-    case IaNode::Kind::Shuffle: return "shape=box, style=\"filled,rounded\", fillcolor=\"#fde7e7\"";
-    default: return "shape=box, style=filled, fillcolor=\"#f4f4f4\"";
+const char* style_of(Role role) {
+  switch (role) {
+    case Role::Read: return "shape=cylinder, style=filled, fillcolor=\"#e8f0fe\"";
+    case Role::Move: return "shape=box, style=\"filled,rounded\", fillcolor=\"#fde7e7\"";
+    case Role::Compute: return "shape=box, style=filled, fillcolor=\"#f4f4f4\"";
   }
+  return "";
 }
 
 std::string label_of(const IaNode& n, int i) {
@@ -55,7 +55,7 @@ std::string plan_dot(const IaPlan& plan, const std::string& title) {
     if (boxed) os << "  subgraph cluster_t" << tra << " {\n    label=\"t" << tra << "\";\n    style=dashed;\n    color=\"#999999\";\n";
     for (int i : members) {
       const IaNode& n = plan.node(i);
-      os << (boxed ? "    " : "  ") << "p" << i << " [label=\"" << quoted(label_of(n, i)) << "\", " << style_of(n.kind())
+      os << (boxed ? "    " : "  ") << "p" << i << " [label=\"" << quoted(label_of(n, i)) << "\", " << style_of(n.role())
          << (root[static_cast<size_t>(i)] ? ", peripheries=2" : "") << "];\n";
     }
     if (boxed) os << "  }\n";

@@ -11,8 +11,7 @@ bool operator==(const AggParams& a, const AggParams& b) {
 
 namespace ops {
 
-void infer_aggregate(IaNode& n, const Context& c) {
-  const AggParams& p = n.agg();
+void infer(AggParams& p, IaNode& n, const Context& c) {
   const IaNode& x = c.in(n);
   n.dist.everywhere = x.dist.everywhere;
   // The groups on each site (by key, then site) and their sizes.
@@ -45,11 +44,15 @@ void infer_aggregate(IaNode& n, const Context& c) {
 
 // The busiest site's loop work; a fold its join's GEMM does (folds_in_gemm)
 // costs no pass of its own, only a composed map is left.
-double aggregate_seconds(const IaNode& n, const Rates& r, bool gemm_folds) {
+double seconds(const AggParams&, const IaNode& n, const Rates& r, bool gemm_folds) {
   return (gemm_folds ? n.site_flops - n.site_fold_flops : n.site_flops) / r.loop_flops;
 }
 
 std::string text(const AggParams& p) { return " by " + dims_list(p.group_by) + " " + p.kernel.text() + (p.decomposable ? " decomposable" : ""); }
+
+std::vector<std::int64_t> bytes_passed_through(const AggParams&, const IaNode&, const Context& c) {
+  return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);  // its groups are folded into chunks of its own
+}
 
 }  // namespace ops
 }  // namespace tra::physical

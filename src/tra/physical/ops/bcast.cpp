@@ -9,7 +9,7 @@ bool operator==(const BcastParams&, const BcastParams&) { return true; }
 
 namespace ops {
 
-void infer_bcast(IaNode& n, const Context& c) {
+void infer(BcastParams&, IaNode& n, const Context& c) {
   const IaNode& x = c.in(n);
   const int s = c.nsites;
   if (x.dist.everywhere) n.invalid = "broadcasts a relation that is already on every site";
@@ -25,13 +25,18 @@ void infer_bcast(IaNode& n, const Context& c) {
   n.site_floats_in = received * f;
 }
 
-// Both movements: a start-up latency and the busiest site's bytes.
-double movement_seconds(const IaNode& n, const Rates& r) {
-  const double bytes = static_cast<double>(n.site_floats_in) * sizeof(Scalar);
-  return r.latency + bytes / (n.kind() == IaNode::Kind::Bcast ? r.bcast_bytes : r.shuffle_bytes);
+// A start-up latency and the busiest site's bytes received.
+double seconds(const BcastParams&, const IaNode& n, const Rates& r, bool) {
+  return r.latency + static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.bcast_bytes;
 }
 
 std::string text(const BcastParams&) { return ""; }
+
+// Its own tuples stay where they are (all of them, from a relation on every site).
+std::vector<std::int64_t> bytes_passed_through(const BcastParams&, const IaNode& n, const Context& c) {
+  const IaNode& in = c.in(n);
+  return held_bytes(in.dist.everywhere ? n : in, c.nsites);
+}
 
 }  // namespace ops
 }  // namespace tra::physical

@@ -38,4 +38,16 @@ std::string dims_list(const std::vector<int>& v) {
 
 std::string key_text(const KeyFn& f) { return f.identity() ? "idOp" : f.text(); }
 
+std::vector<std::int64_t> held_bytes(const IaNode& n, int nsites) {
+  std::vector<std::int64_t> bytes(static_cast<size_t>(nsites), 0);
+  const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(sizeof(Scalar));
+  if (n.dist.everywhere) {
+    std::fill(bytes.begin(), bytes.end(), n.dist.tuples() * chunk);
+    return bytes;
+  }
+  for (const auto& [key, site] : n.dist.at)
+    if (site >= 0 && site < nsites) bytes[static_cast<size_t>(site)] += chunk;
+  return bytes;
+}
+
 }  // namespace tra::physical::ops

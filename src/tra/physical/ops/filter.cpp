@@ -7,15 +7,20 @@ bool operator==(const FilterParams& a, const FilterParams& b) { return a.predica
 
 namespace ops {
 
-// Filters cost nothing in the time estimate: a pass over keys.
-void infer_filter(IaNode& n, const Context& c) {
+void infer(FilterParams& p, IaNode& n, const Context& c) {
   const IaNode& x = c.in(n);
   n.dist.everywhere = x.dist.everywhere;
   for (const auto& [k, site] : x.dist.at)
-    if (n.filter().predicate.test(k)) n.dist.at.emplace_back(k, site);
+    if (p.predicate.test(k)) n.dist.at.emplace_back(k, site);
 }
 
+// Filters cost nothing in the time estimate: a pass over keys.
+double seconds(const FilterParams&, const IaNode&, const Rates&, bool) { return 0; }
+
 std::string text(const FilterParams& p) { return " " + p.predicate.text(); }
+
+// Its survivors are its input's tuples.
+std::vector<std::int64_t> bytes_passed_through(const FilterParams&, const IaNode& n, const Context& c) { return held_bytes(n, c.nsites); }
 
 }  // namespace ops
 }  // namespace tra::physical

@@ -38,8 +38,7 @@ bool joined_exactly_once(const IaNode& n, const IaNode& l, const IaNode& r, cons
 
 }  // namespace
 
-void infer_join(IaNode& n, const Context& c) {
-  const JoinParams& p = n.join();
+void infer(JoinParams& p, IaNode& n, const Context& c) {
   const IaNode& l = c.in(n, 0);
   const IaNode& r = c.in(n, 1);
   const int s = c.nsites;
@@ -97,8 +96,8 @@ void infer_join(IaNode& n, const Context& c) {
 // (A GEMM call also reads its chunks and writes its result once: at the
 // memory rate, besides its flops; the loop rate is measured on streamed data
 // already.)
-double join_seconds(const IaNode& n, const Rates& r) {
-  if (!n.join().gemm) return n.site_flops / r.loop_flops;
+double seconds(const JoinParams& p, const IaNode& n, const Rates& r, bool) {
+  if (!p.gemm) return n.site_flops / r.loop_flops;
   return n.site_flops / r.gemm_flops + static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.memory_bytes;
 }
 
@@ -108,6 +107,12 @@ std::string text(const JoinParams& p) {
                   (p.gemm ? " gemm" : "");
   if (p.has_base) s += " base " + dims_list(p.base_keys_left) + "=" + dims_list(p.base_keys_right) + " out " + key_text(p.base_out_key);
   return s;
+}
+
+std::vector<std::int64_t> bytes_passed_through(const JoinParams&, const IaNode&, const Context& c) {
+  // Its chunks are its own. (An element-wise join may write over an
+  // input's, exec/executor.hpp; the estimate does not count on it.)
+  return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);
 }
 
 }  // namespace ops

@@ -11,8 +11,7 @@ bool operator==(const MapParams& a, const MapParams& b) {
 
 namespace ops {
 
-void infer_map(IaNode& n, const Context& c) {
-  const MapParams& p = n.map();
+void infer(MapParams& p, IaNode& n, const Context& c) {
   const IaNode& x = c.in(n);
   n.dist.everywhere = x.dist.everywhere;
   for (const auto& [k, site] : x.dist.at) {
@@ -25,7 +24,7 @@ void infer_map(IaNode& n, const Context& c) {
   n.site_flops = p.call_flops * static_cast<double>(max_of(count));
 }
 
-double map_seconds(const IaNode& n, const Rates& r) { return n.site_flops / r.loop_flops; }
+double seconds(const MapParams&, const IaNode& n, const Rates& r, bool) { return n.site_flops / r.loop_flops; }
 
 namespace {
 
@@ -42,6 +41,10 @@ std::string expansion_text(const Expansion& e) {
 std::string text(const MapParams& p) {
   if (p.expand) return " " + expansion_text(*p.expand) + " x" + std::to_string(p.arity) + (p.replica ? " replica" : "");
   return " " + key_text(p.key_map) + ", " + (p.array_map.identity() ? "idOp" : p.array_map.text());
+}
+
+std::vector<std::int64_t> bytes_passed_through(const MapParams&, const IaNode&, const Context& c) {
+  return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);  // each tuple's chunk is made afresh
 }
 
 }  // namespace ops

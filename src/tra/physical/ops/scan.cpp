@@ -11,8 +11,7 @@ bool operator==(const ScanParams& a, const ScanParams& b) {
 
 namespace ops {
 
-void infer_scan(IaNode& n, const Context& c) {
-  ScanParams& p = n.scan();
+void infer(ScanParams& p, IaNode& n, const Context& c) {
   const Shape& f = n.out_type.frontier;
   n.dist.everywhere = p.placement.is_all();
   if (p.site_grid.empty()) p.site_grid = f;
@@ -22,8 +21,8 @@ void infer_scan(IaNode& n, const Context& c) {
 }
 
 // The busiest site's reads, at the HDF5 or the generator rate.
-double scan_seconds(const IaNode& n, const Rates& r) {
-  const auto& source = n.scan().source;
+double seconds(const ScanParams& p, const IaNode& n, const Rates& r, bool) {
+  const auto& source = p.source;
   if (source && std::holds_alternative<model::Hdf5Source>(source->source))
     return static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.hdf5_read_bytes;
   return static_cast<double>(n.site_floats_in) / r.generate_floats;
@@ -43,6 +42,10 @@ std::string source_text(const model::TensorDecl& t) {
 std::string text(const ScanParams& p) {
   return " " + (p.source ? p.source->name + " " + source_text(*p.source) : std::string("?")) + " on " + p.placement.str() + " grid " +
          shape_string(p.site_grid);
+}
+
+std::vector<std::int64_t> bytes_passed_through(const ScanParams&, const IaNode&, const Context& c) {
+  return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);  // its chunks are read or generated afresh
 }
 
 }  // namespace ops

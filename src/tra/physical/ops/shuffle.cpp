@@ -1,5 +1,6 @@
 // Shuf(dims)(R): every tuple to the site its key's dims give on the grid.
 #include <algorithm>
+#include <map>
 
 #include "tra/physical/ops/ops.hpp"
 
@@ -9,9 +10,8 @@ bool operator==(const ShuffleParams& a, const ShuffleParams& b) { return a.place
 
 namespace ops {
 
-void infer_shuffle(IaNode& n, const Context& c) {
+void infer(ShuffleParams& p, IaNode& n, const Context& c) {
   const IaNode& x = c.in(n);
-  ShuffleParams& p = n.shuffle();
   const int s = c.nsites;
   if (p.site_grid.empty()) p.site_grid = x.type.frontier;
   p.placement.fix_grid(p.site_grid, s);
@@ -30,7 +30,25 @@ void infer_shuffle(IaNode& n, const Context& c) {
   n.site_floats_in = std::max(max_of(sent), max_of(received));
 }
 
+// A start-up latency and the busiest site's bytes sent or received.
+double seconds(const ShuffleParams&, const IaNode& n, const Rates& r, bool) {
+  return r.latency + static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.shuffle_bytes;
+}
+
 std::string text(const ShuffleParams& p) { return " " + p.placement.str() + " grid " + shape_string(p.site_grid); }
+
+// The tuples that stay on their site.
+std::vector<std::int64_t> bytes_passed_through(const ShuffleParams&, const IaNode& n, const Context& c) {
+  std::vector<std::int64_t> bytes(static_cast<size_t>(c.nsites), 0);
+  const IaNode& in = c.in(n);
+  if (in.dist.everywhere || n.dist.everywhere) return bytes;
+  const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(sizeof(Scalar));
+  std::map<Key, int> to;
+  for (const auto& [key, site] : n.dist.at) to.emplace(key, site);
+  for (const auto& [key, site] : in.dist.at)
+    if (auto t = to.find(key); t != to.end() && t->second == site && site >= 0 && site < c.nsites) bytes[static_cast<size_t>(site)] += chunk;
+  return bytes;
+}
 
 }  // namespace ops
 }  // namespace tra::physical

@@ -20,10 +20,12 @@ uint64_t rules_not_at(IaNode::Kind k) {
   using Kind = IaNode::Kind;
   static const std::map<Kind, uint64_t> bits = [] {
     std::map<Kind, uint64_t> b;
-    for (Kind kind : {Kind::Scan, Kind::Bcast, Kind::Shuffle, Kind::LocalJoin, Kind::LocalAgg, Kind::LocalFilter, Kind::LocalMap})
+    for (int k = 0; k < kIaKinds; ++k) {
+      const Kind kind = static_cast<Kind>(k);
       for (const Rule* r : all_rules())
         if (std::find(r->at_kinds.begin(), r->at_kinds.end(), kind) == r->at_kinds.end())
           for (int v = 0; v < r->variants; ++v) b[kind] |= uint64_t{1} << (first_slot(r) + v);
+    }
     return b;
   }();
   auto it = bits.find(k);

@@ -1,0 +1,33 @@
+#pragma once
+// σL(boolFunc): each site keeps the tuples whose key passes.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tra/physical/key_fn.hpp"
+#include "tra/physical/ops/kind.hpp"
+
+namespace tra::physical {
+
+struct FilterParams {
+  static constexpr const char* kName = "σL";
+  static constexpr Role kRole = Role::Compute;
+  static constexpr bool kPlaced = false;
+  static constexpr bool kOwnType = false;
+
+  KeyPredicate predicate;
+};
+
+bool operator==(const FilterParams& a, const FilterParams& b);
+
+namespace ops {
+inline double call_flops(const FilterParams&) { return 0; }
+void infer(FilterParams& p, IaNode& n, const Context& c);
+double seconds(const FilterParams& p, const IaNode& n, const Rates& r, bool gemm_folds);
+std::string text(const FilterParams& p);
+// Per site, the bytes of n's result that are its input's chunks, handed on
+// without a copy (the memory estimate counts them once).
+std::vector<std::int64_t> bytes_passed_through(const FilterParams& p, const IaNode& n, const Context& c);
+}  // namespace ops
+
+}  // namespace tra::physical

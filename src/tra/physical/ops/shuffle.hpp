@@ -1,0 +1,34 @@
+#pragma once
+// Shuf(dims)(R): every tuple to the site its key's dims give on the grid.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tra/core/placement.hpp"
+#include "tra/physical/ops/kind.hpp"
+
+namespace tra::physical {
+
+struct ShuffleParams {
+  static constexpr const char* kName = "Shuf";
+  static constexpr Role kRole = Role::Move;
+  static constexpr bool kPlaced = true;
+  static constexpr bool kOwnType = false;
+
+  Placement placement;  // Part<dims>
+  Shape site_grid;      // as ScanParams::site_grid
+};
+
+bool operator==(const ShuffleParams& a, const ShuffleParams& b);
+
+namespace ops {
+inline double call_flops(const ShuffleParams&) { return 0; }
+void infer(ShuffleParams& p, IaNode& n, const Context& c);
+double seconds(const ShuffleParams& p, const IaNode& n, const Rates& r, bool gemm_folds);
+std::string text(const ShuffleParams& p);
+// Per site, the bytes of n's result that are its input's chunks, handed on
+// without a copy (the memory estimate counts them once).
+std::vector<std::int64_t> bytes_passed_through(const ShuffleParams& p, const IaNode& n, const Context& c);
+}  // namespace ops
+
+}  // namespace tra::physical
