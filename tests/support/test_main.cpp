@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "tra/io/hdf5/handle.hpp"
+#include "tra/physical/verify.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     tra::io::hdf5::silence_errors();
+    tra::physical::set_verifying(true);  // every plan the tests optimize is checked after each phase
     ::testing::InitGoogleTest(&argc, argv);
     if (rank != 0) {
       auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

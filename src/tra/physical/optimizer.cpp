@@ -11,6 +11,8 @@
 #include "tra/physical/infer.hpp"
 #include "tra/physical/plan_edit.hpp"
 #include "tra/physical/search/rule_search.hpp"
+#include "tra/physical/verify.hpp"
+#include "tra/common/error.hpp"
 
 namespace tra::physical {
 namespace {
@@ -139,7 +141,7 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
       apply_strategy(search, best, j, *winner, nullptr);
       best.tidy();
       if (best.cost.better_than(round_cost) || round_cost.better_than(best.cost))
-        throw std::logic_error("optimizer: strategy " + winner->name() + " costs differently when applied again");
+        throw InternalError("optimizer: strategy " + winner->name() + " costs differently when applied again");
     }
     // Shown: the last pass, whose costs are in the context of the final
     // choices, unless every alternative there was invalid (the joins after
@@ -263,6 +265,7 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
   out.initial = initial;
   normalize(out.initial);
   infer(out.initial);
+  verify(out.initial, "compile");
   Search search(options);
   out.initial_cost = search.cost(out.initial);
   SearchState st{options, search, Held(out.initial, out.initial_cost), out, {}, {}, {}, {}};
@@ -278,6 +281,7 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
     Stopwatch timer;
     if (!r.skipped) r.changes = phase.run(st);
     r.seconds = timer.seconds();
+    verify(st.best.plan, std::string("phase ") + phase.name);
     r.after = st.best.cost;
     out.phases.push_back(std::move(r));
   }

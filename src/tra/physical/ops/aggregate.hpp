@@ -14,6 +14,7 @@ struct AggParams {
   static constexpr Role kRole = Role::Compute;
   static constexpr bool kPlaced = false;
   static constexpr bool kOwnType = true;
+  static constexpr int kInputs = 1;
 
   std::vector<int> group_by;
   // aggOp: a reduction of the group and then the maps R1-4 composed into it.

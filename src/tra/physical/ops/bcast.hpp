@@ -13,6 +13,7 @@ struct BcastParams {
   static constexpr Role kRole = Role::Move;
   static constexpr bool kPlaced = false;
   static constexpr bool kOwnType = false;  // its input's key arity and chunk shape
+  static constexpr int kInputs = 1;
 };
 
 bool operator==(const BcastParams& a, const BcastParams& b);

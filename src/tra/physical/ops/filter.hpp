@@ -14,6 +14,7 @@ struct FilterParams {
   static constexpr Role kRole = Role::Compute;
   static constexpr bool kPlaced = false;
   static constexpr bool kOwnType = false;
+  static constexpr int kInputs = 1;
 
   KeyPredicate predicate;
 };

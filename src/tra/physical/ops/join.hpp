@@ -15,6 +15,7 @@ struct JoinParams {
   static constexpr Role kRole = Role::Compute;
   static constexpr bool kPlaced = false;
   static constexpr bool kOwnType = true;
+  static constexpr int kInputs = 2;
 
   std::vector<int> keys_left, keys_right;
   // projOp. Its kernel may add its product in place (a GEMM with beta = 1,

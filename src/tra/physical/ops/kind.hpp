@@ -12,6 +12,7 @@
 //   static constexpr Role kRole;
 //   static constexpr bool kPlaced;       // its own placement says where its tuples are
 //   static constexpr bool kOwnType;      // its key arity and chunk shape are its out_type's (else its input's)
+//   static constexpr int kInputs;        // how many inputs it reads
 namespace tra::physical {
 
 // What an operator does with tuples: reads them in, moves them between

@@ -17,6 +17,7 @@ struct MapParams {
   static constexpr Role kRole = Role::Compute;
   static constexpr bool kPlaced = false;
   static constexpr bool kOwnType = true;
+  static constexpr int kInputs = 1;
 
   // One tuple to one: λ(keyMapFunc, arrayMapFunc); composable (R1-2, R1-4, R1-7).
   KeyFn key_map;

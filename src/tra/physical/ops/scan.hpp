@@ -17,6 +17,7 @@ struct ScanParams {
   static constexpr Role kRole = Role::Read;
   static constexpr bool kPlaced = true;   // its own placement says where its tuples are
   static constexpr bool kOwnType = true;  // its key arity and chunk shape are its out_type's
+  static constexpr int kInputs = 0;
 
   std::optional<model::TensorDecl> source;  // the deck's declaration (a copy: plans outlive decks)
   Placement placement;       // where it is read: Part<dims> or All

@@ -14,6 +14,7 @@ struct ShuffleParams {
   static constexpr Role kRole = Role::Move;
   static constexpr bool kPlaced = true;
   static constexpr bool kOwnType = false;
+  static constexpr int kInputs = 1;
 
   Placement placement;  // Part<dims>
   Shape site_grid;      // as ScanParams::site_grid
