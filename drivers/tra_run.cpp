@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "tra/common/log.hpp"
 #include "tra/io/hdf5/handle.hpp"
 #include "tra/io/temp_file_guard.hpp"
+#include "tra/model/workflow.hpp"
 
 int main(int argc, char** argv) {
   // A write past ulimit -f fails (and says so) instead of killing the rank;
@@ -42,10 +44,21 @@ int main(int argc, char** argv) {
                  "print the partitioning, the TRA plan, the rules applied, the alternatives considered and the chosen IA plan "
                  "with predicted costs; --explain=analyze also runs it and prints predicted against measured floats and time per operator; "
                  "--explain=dot prints the chosen IA plan as a Graphviz graph (| dot -Tsvg -o plan.svg) and stops");
-  app.add_option("--disable", opt.disable, "switch off an optimizer rule (R1-1 ... R2-7, scan-part, scan-all, scan-face, shuffle-spread, share-exchange, broadcast-below), a join strategy family (BMM, CMM, RMM, 2D, mixed, ...) or eindecomp's check of the baselines' labelings (baseline-labelings); repeatable");
-  app.add_option("--strategy", opt.strategy, "force every join with an aggregation to a strategy family: bmm, cmm, rmm, 2d, mixed (default: auto, the cheapest)");
-  app.add_option("--partitioner", opt.partitioner, "how every EinSum statement's d is chosen: eindecomp, sqrt, data-parallel, model-parallel, manual (overrides the deck)");
-  app.add_option("--overdecomposition", opt.overdecomposition, "kernel calls per rank for the partitioner: 1, 2, 4, ... 1024 (overrides the deck)");
+  app.add_option("--disable", opt.disable,
+                 "switch off an optimizer rule, a join strategy family, a search phase, or eindecomp's check of the baselines' labelings: " +
+                     tra::app::disable_names() + "; repeatable");
+  // Each of these sets one deck value (sugar for --set, tra::app::kDeckValueOptions).
+  const std::string deck_value_help[] = {
+      "how every EinSum statement's d is chosen: " + tra::model::partitioner_names() + " (sets run/partitioner)",
+      "kernel calls per rank for the partitioner: 1, 2, 4, ... 1024 (sets run/overdecomposition)",
+      "force every join with an aggregation to a strategy family: " + tra::app::strategy_names() + " (auto: the cheapest; sets run/optimizer/strategy)",
+  };
+  static_assert(sizeof(deck_value_help) / sizeof(deck_value_help[0]) == std::size(tra::app::kDeckValueOptions), "one help per option");
+  for (size_t i = 0; i < std::size(tra::app::kDeckValueOptions); ++i) {
+    const std::string option = tra::app::kDeckValueOptions[i].option;
+    app.add_option_function<std::string>(
+        option, [&opt, option](const std::string& v) { opt.deck_values.emplace_back(option, v); }, deck_value_help[i]);
+  }
   app.add_option("--calibration", opt.calibration, "machine rates measured by tra-calibrate (default: the deck's run: optimizer: calibration, else built-in rates)");
   app.add_option("--report", opt.report, "write the run report as JSON to this file (per operator: kind, time, floats, GFLOP/s; totals; the plan choice)");
   app.add_option("--resume", opt.resume, "continue a training run from a checkpoint its deck wrote (train: checkpoint:)");

@@ -85,7 +85,10 @@ def main():
     options = {
         "unknown option": (["--bogus"], r"--bogus"),
         "unknown --disable": (["--disable", "R0-0"], r"--disable R0-0: unknown rule or strategy 'R0-0'"),
-        "unknown --strategy": (["--strategy", "best"], r"--strategy best: expected auto, bmm, cmm, rmm, 2d or mixed"),
+        "unknown --strategy": (["--strategy", "best"], r"--strategy best: unknown strategy 'best'; expected auto, bmm, cmm, rmm, 2d or mixed"),
+        "unknown --partitioner": (["--partitioner", "best"], r"--partitioner best: unknown partitioner 'best'; expected eindecomp, sqrt, data-parallel, model-parallel or manual"),
+        "bad --overdecomposition": (["--overdecomposition", "3"], r"--overdecomposition 3: overdecomposition is a power of two from 1 to 1024 \(kernel calls per rank\), found 3"),
+        "non-number --overdecomposition": (["--overdecomposition", "many"], r"--overdecomposition many: "),
         "unknown --explain mode": (["--explain=why"], r"--explain=why: expected --explain, --explain=plan, --explain=analyze or --explain=dot"),
         "empty --strategy": (["--strategy", ""], r"--strategy was given an empty value"),
         "empty --partitioner": (["--partitioner", ""], r"--partitioner was given an empty value"),

@@ -84,14 +84,24 @@ std::string partitioning_text(const logical::Lowering& low) {
   return os.str();
 }
 
-// The optimizer's settings: the deck's, with the command line's on top.
-physical::OptimizerOptions optimizer_options(const model::Workflow& wf, const RunOptions& opt) {
+// "a, b or c".
+std::string one_of(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
+
+std::vector<std::string> disable_names_list() {
   std::vector<std::string> known = physical::rule_and_strategy_names();
   known.push_back(kBaselineLabelings);
-  std::string list;
-  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  return known;
+}
+
+// The optimizer's settings: the deck's, with the command line's on top.
+physical::OptimizerOptions optimizer_options(const model::Workflow& wf, const RunOptions& opt) {
+  const std::vector<std::string> known = disable_names_list();
   auto check = [&](const std::string& name, const std::function<void(const std::string&)>& fail) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) fail("unknown rule or strategy '" + name + "'; known: " + list);
+    if (std::find(known.begin(), known.end(), name) == known.end()) fail("unknown rule or strategy '" + name + "'; known: " + disable_names());
   };
   physical::OptimizerOptions o;
   for (const auto& entry : wf.run.optimizer.disable) {  // (no structured binding: lambdas capture it only from C++20)
@@ -105,38 +115,27 @@ physical::OptimizerOptions optimizer_options(const model::Workflow& wf, const Ru
     o.disabled.insert(name);
   }
   const std::vector<std::string> strategies = physical::strategy_names();
-  std::string expected;
-  for (size_t i = 0; i < strategies.size(); ++i) expected += (i == 0 ? "" : i + 1 == strategies.size() ? " or " : ", ") + strategies[i];
   auto known_strategy = [&](std::string s) {
     for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return std::find(strategies.begin(), strategies.end(), s) != strategies.end() ? s : std::string();
   };
-  std::string strategy = known_strategy(wf.run.optimizer.strategy);
-  if (strategy.empty())
-    throw UserError(wf.run.optimizer.strategy_loc, "unknown strategy '" + wf.run.optimizer.strategy + "'; expected " + expected);
-  if (!opt.strategy.empty()) {
-    strategy = known_strategy(opt.strategy);
-    if (strategy.empty()) throw UserError("--strategy " + opt.strategy + ": expected " + expected);
-  }
-  o.strategy = strategy;
+  o.strategy = known_strategy(wf.run.optimizer.strategy);
+  if (o.strategy.empty())
+    throw UserError(wf.run.optimizer.strategy_loc, "unknown strategy '" + wf.run.optimizer.strategy + "'; expected " + strategy_names());
   const std::string calibration = !opt.calibration.empty() ? opt.calibration : wf.run.optimizer.calibration;
   if (!calibration.empty()) o.rates = physical::load_rates(calibration);
   return o;
 }
 
-// --partitioner and --overdecomposition on top of the deck's run: section.
-void apply_partitioner_options(const RunOptions& opt, model::RunOptions& run) {
-  if (!opt.partitioner.empty()) {
-    const auto named = model::partitioner_named(opt.partitioner);
-    if (!named) throw UserError("--partitioner " + opt.partitioner + ": expected " + model::kPartitionerNames);
-    run.partitioner = *named;
-  }
-  if (opt.overdecomposition != 0) {
-    const Index o = opt.overdecomposition;
-    if (o < 1 || o > 1024 || (o & (o - 1)) != 0)
-      throw UserError("--overdecomposition " + std::to_string(o) + ": expected a power of two from 1 to 1024");
-    run.overdecomposition = o;
-  }
+// The deck values the command line replaces: --set's, then the options that
+// are sugar for it (kDeckValueOptions).
+std::vector<io::DeckOverride> deck_overrides(const RunOptions& opt) {
+  std::vector<io::DeckOverride> out;
+  for (const auto& s : opt.set) out.push_back(io::parse_override(s));
+  for (const auto& [option, value] : opt.deck_values)
+    for (const DeckValueOption& d : kDeckValueOptions)
+      if (option == d.option) out.push_back({d.path, value, option + " " + value});
+  return out;
 }
 
 struct MemoryLimit {
@@ -229,205 +228,275 @@ std::string input_shapes(const model::Workflow& wf) {
 
 }  // namespace
 
-void run_deck(const RunOptions& opt, const comm::Communicator& c) {
+std::string disable_names() { return one_of(disable_names_list()); }
+
+std::string strategy_names() { return one_of(physical::strategy_names()); }
+
+namespace {
+
+// What the stages of one run hand on to the next (run_deck below).
+struct Run {
+  Run(const RunOptions& o, const comm::Communicator& comm) : opt(o), c(comm) {}
+  const RunOptions& opt;
+  const comm::Communicator& c;
   Stopwatch total;
-  agree_run_path(opt, c);
   // Each rank's own; rank 0's are the ones written (the writer writes rank
   // 0's attributes, and rank 0 writes --report).
-  const std::string started = utc_now();
-  const std::string host = host_name();
-  Log::progress("reading deck " + opt.deck);
-  // Rank 0 reads the deck and every rank plans from that text: plans are
-  // made on every rank and must be the same plan. What each rank checks on
-  // its own (its view of the input files, the calibration file) is agreed
-  // before anything collective (comm/agreement.hpp).
-  std::string deck_text;
-  comm::agree(c, [&] {
-    if (c.rank() == 0) deck_text = io::read_deck_text(opt.deck);
-  });
-  deck_text = c.broadcast(deck_text);
+  std::string started = utc_now(), host = host_name();
+  bool done = false;  // a stage ended the run (--dry-run, --explain=dot)
+  // read
   model::Workflow wf;
   physical::OptimizerOptions optimizer;
-  comm::agree(c, [&] {
-    std::vector<io::DeckOverride> overrides;
-    for (const auto& s : opt.set) overrides.push_back(io::parse_override(s));
-    wf = io::parse_deck(deck_text, opt.deck, io::deck_folder(opt.deck), overrides);
-    apply_partitioner_options(opt, wf.run);
-    for (const auto& t : wf.tensors)
-      if (auto h = std::get_if<model::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
-    optimizer = optimizer_options(wf, opt);
-  });
+  // plan
+  Stopwatch planning;
+  MemoryLimit limit;
+  PlannedDeck planned;
+  // where
+  std::vector<PlannedOutput> outputs;
+  bool training = false;
+  TrainFiles train_files;
+  std::string report_path;  // --report: the JSON run report
+  std::vector<OtherFile> other_files;
+  Checkpoint resume;
+  double plan_seconds = 0;
+  // execute
+  std::unique_ptr<exec::Executor> executor;
+  double execute_seconds = 0;
+  std::vector<IterationTimes> iterations;  // a training run's
+  // write
+  RunFacts facts;
+  std::string report;  // the per-operator summary
+  double writing_seconds = 0;
 
+  const physical::IaPlan& ia() const { return planned.optimized.chosen; }
+};
+
+// Rank 0 reads the deck and every rank plans from that text: plans are made
+// on every rank and must be the same plan. What each rank checks on its own
+// (its view of the input files, the calibration file) is agreed before
+// anything collective (comm/agreement.hpp).
+void read_stage(Run& r) {
+  const comm::Communicator& c = r.c;
+  agree_run_path(r.opt, c);
+  Log::progress("reading deck " + r.opt.deck);
+  std::string deck_text;
+  comm::agree(c, [&] {
+    if (c.rank() == 0) deck_text = io::read_deck_text(r.opt.deck);
+  });
+  deck_text = c.broadcast(deck_text);
+  comm::agree(c, [&] {
+    r.wf = io::parse_deck(deck_text, r.opt.deck, io::deck_folder(r.opt.deck), deck_overrides(r.opt));
+    for (const auto& t : r.wf.tensors)
+      if (auto h = std::get_if<model::Hdf5Source>(&t.source)) io::hdf5::validate_source(t, *h);
+    r.optimizer = optimizer_options(r.wf, r.opt);
+  });
   // A tensor without a shape in the deck takes its dataset's, which each
   // rank reads from its own view of the file; every rank must plan the same
   // plan, so the shapes are agreed before planning.
-  const std::string shapes = input_shapes(wf), shapes_on_0 = c.broadcast(shapes);
+  const std::string shapes = input_shapes(r.wf), shapes_on_0 = c.broadcast(shapes);
   comm::agree(c, [&] {
     if (shapes != shapes_on_0)
       throw UserError("the HDF5 inputs differ between nodes (rank 0 reads " + shapes_on_0 + "; this rank reads " + shapes +
                       "); every rank must see the same files");
   });
   // And their values: a stale copy on one node has the same shape.
-  agree_input_values(wf, c);
+  agree_input_values(r.wf, c);
+}
+
+// The plan, the same on every rank, under the memory bound.
+void plan_stage(Run& r) {
+  const comm::Communicator& c = r.c;
   // Threads per rank: Kokkos' host backend (OpenMP: OMP_NUM_THREADS) runs
   // the element loops, the BLAS its own (OPENBLAS_NUM_THREADS).
   const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s) x " + std::to_string(threads) + " thread(s) (" + kokkos_build() + ")");
-  Stopwatch planning;
-  const MemoryLimit limit = memory_limit(wf, c);
-  optimizer.memory_per_rank = limit.bytes;
-  const PlannedDeck planned = plan_deck(wf, c.size(), optimizer);
+  r.planning.restart();
+  r.limit = memory_limit(r.wf, c);
+  r.optimizer.memory_per_rank = r.limit.bytes;
+  r.planned = plan_deck(r.wf, c.size(), r.optimizer);
+  const PlannedDeck& planned = r.planned;
   agree_plan(planned, c);
-  if (planned.memory.peak_bytes > limit.bytes) {
+  if (planned.memory.peak_bytes > r.limit.bytes) {
     const std::string need = "the plan needs an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank, over " +
-                             limit.origin + " (" + physical::bytes_text(limit.bytes) + ")" +
+                             r.limit.origin + " (" + physical::bytes_text(r.limit.bytes) + ")" +
                              (planned.candidates.empty() ? std::string() : ", and no other labeling compared fits either") +
                              "; run on more ranks, or raise the limit";
-    if (wf.run.memory_per_rank > 0) throw UserError(wf.run.memory_per_rank_loc, need);
-    throw UserError(SourceLoc{opt.deck, 0, 0}, need + " (run: memory_per_rank: in the deck)");
+    if (r.wf.run.memory_per_rank > 0) throw UserError(r.wf.run.memory_per_rank_loc, need);
+    throw UserError(SourceLoc{r.opt.deck, 0, 0}, need + " (run: memory_per_rank: in the deck)");
   }
-  for (const auto& [where, what] : model::unused(wf)) Log::warn(where.str() + ": " + what);
-  if (wf.outputs.empty()) {
+  for (const auto& [where, what] : model::unused(r.wf)) Log::warn(where.str() + ": " + what);
+  if (r.wf.outputs.empty()) {
     std::string sinks;
     for (const auto& s : model::graph_sinks(planned.workflow)) sinks += (sinks.empty() ? "" : ", ") + s;
     Log::warn("the deck has no outputs: computing the graph's results (" + (sinks.empty() ? std::string("none") : sinks) +
               ") and writing nothing");
   }
-  const logical::Lowering& low = planned.lowering;
-  const physical::Optimized& optimized = planned.optimized;
-  const physical::IaPlan& ia = optimized.chosen;
-  for (const auto& note : optimized.notes) Log::warn(note);
+  for (const auto& note : planned.optimized.notes) Log::warn(note);
+}
 
-  // Where results go, checked on every rank before computing (an output
-  // folder may be node-local), and agreed.
-  std::vector<PlannedOutput> outputs;
-  const bool training = wf.train && wf.train->optimizer;
-  TrainFiles train_files;
-  std::string report_path;  // --report: the JSON run report
-  std::vector<OtherFile> other_files;
-  comm::agree(c, [&] {
-    outputs = plan_outputs(wf, ia, planned.output_nodes, opt.output_dir);
-    if (!opt.resume.empty() && !training) throw UserError("--resume " + opt.resume + ": the deck does not train (no train: optimizer:)");
+// Where results go, checked on every rank before computing (an output
+// folder may be node-local), and agreed; a training run's checkpoint to
+// resume from, read.
+void files_stage(Run& r) {
+  const RunOptions& opt = r.opt;
+  const model::Workflow& wf = r.wf;
+  r.training = wf.train && wf.train->optimizer;
+  comm::agree(r.c, [&] {
+    r.outputs = plan_outputs(wf, r.ia(), r.planned.output_nodes, opt.output_dir);
+    if (!opt.resume.empty() && !r.training) throw UserError("--resume " + opt.resume + ": the deck does not train (no train: optimizer:)");
     // A training run's log and checkpoint go where outputs go.
-    if (training && !wf.train->log_file.empty()) train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
-    if (training && !wf.train->checkpoint_file.empty()) train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
-    if (!opt.report.empty()) report_path = resolve_output(opt.report, "");
-    other_files = {{"the training log", train_files.log, training ? wf.train->log_loc : SourceLoc{}},
-                   {"the checkpoint", train_files.checkpoint, training ? wf.train->checkpoint_loc : SourceLoc{}},
-                   {"--report", report_path, SourceLoc{}}};
-    check_other_files(wf, outputs, other_files);
+    if (r.training && !wf.train->log_file.empty()) r.train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
+    if (r.training && !wf.train->checkpoint_file.empty()) r.train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
+    if (!opt.report.empty()) r.report_path = resolve_output(opt.report, "");
+    r.other_files = {{"the training log", r.train_files.log, r.training ? wf.train->log_loc : SourceLoc{}},
+                     {"the checkpoint", r.train_files.checkpoint, r.training ? wf.train->checkpoint_loc : SourceLoc{}},
+                     {"--report", r.report_path, SourceLoc{}}};
+    check_other_files(wf, r.outputs, r.other_files);
   });
-  Checkpoint resume;
   if (!opt.resume.empty())
-    resume = read_checkpoint(c, opt.resume, planned, checkpoint_record(planned, *wf.train, model::batches_per_epoch(wf), c.size()));
-  const double plan_seconds = planning.seconds();
+    r.resume = read_checkpoint(r.c, opt.resume, r.planned, checkpoint_record(r.planned, *wf.train, model::batches_per_epoch(wf), r.c.size()));
+  r.plan_seconds = r.planning.seconds();
+}
 
-  const std::string tra_text = low.plan.str();
-  const std::string ia_text = ia.str();
+// What --explain asks to see; --explain=dot and --dry-run end the run here.
+void explain_stage(Run& r) {
+  const RunOptions& opt = r.opt;
+  const PlannedDeck& planned = r.planned;
   if (opt.explain == RunOptions::Explain::Dot) {
     // Standard output holds the graph alone, for `| dot -Tsvg -o plan.svg`.
-    Log::info(physical::plan_dot(ia, opt.deck + " on " + std::to_string(c.size()) + " rank(s): the chosen IA plan"));
+    Log::info(physical::plan_dot(r.ia(), opt.deck + " on " + std::to_string(r.c.size()) + " rank(s): the chosen IA plan"));
+    r.done = true;
     return;
   }
   if (opt.explain != RunOptions::Explain::None) {
     const std::string gradients = gradients_text(planned);
-    if (!gradients.empty()) Log::info("== gradients (statements generated for train: loss " + wf.train->loss + ")\n" + gradients);
-    Log::info("== partitioning (one d per EinSum statement)\n" + partitioning_text(low) + candidates_text(planned));
-    Log::info("== TRA plan\n" + tra_text);
-    Log::info("== machine rates: " + optimizer.rates.origin + "\n" + physical::explain(optimized));
+    if (!gradients.empty()) Log::info("== gradients (statements generated for train: loss " + r.wf.train->loss + ")\n" + gradients);
+    Log::info("== partitioning (one d per EinSum statement)\n" + partitioning_text(planned.lowering) + candidates_text(planned));
+    Log::info("== TRA plan\n" + planned.lowering.plan.str());
+    Log::info("== machine rates: " + r.optimizer.rates.origin + "\n" + physical::explain(planned.optimized));
     Log::info("== memory: the chosen plan holds an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank (" +
               std::to_string(planned.memory.peak_site) + ", at p" + std::to_string(planned.memory.peak_node) +
-              "; operators' results, not their scratch); the limit is " + physical::bytes_text(limit.bytes) + ", " + limit.origin);
+              "; operators' results, not their scratch); the limit is " + physical::bytes_text(r.limit.bytes) + ", " + r.limit.origin);
     Log::info("== reads: inputs read on more than one rank add " + std::to_string(chosen_candidate(planned).replicated_reads) +
               " floats beyond their first copy");
-    if (training) Log::info("== between iterations the loop-carried tensors move " + std::to_string(planned.carried_floats) +
-                            " floats (predicted)");
+    if (r.training) Log::info("== between iterations the loop-carried tensors move " + std::to_string(planned.carried_floats) +
+                              " floats (predicted)");
   }
   if (opt.dry_run) {
-    Log::info("dry run: planned in " + std::to_string(plan_seconds) + " s; nothing executed, nothing written");
-    return;
+    Log::info("dry run: planned in " + std::to_string(r.plan_seconds) + " s; nothing executed, nothing written");
+    r.done = true;
   }
+}
 
+// The plan run once, or a training run's iterations.
+void execute_stage(Run& r) {
+  const comm::Communicator& c = r.c;
+  const physical::IaPlan& ia = r.ia();
   std::set<int> keep;
-  for (const auto& o : outputs) keep.insert(o.ia_node);
-  const bool analyze = opt.explain == RunOptions::Explain::Analyze;
-  std::unique_ptr<exec::Executor> executor;
-  double execute_seconds = 0;
-  std::vector<IterationTimes> iterations;  // a training run's
-  if (training) {
-    Log::progress("training: " + std::to_string(wf.train->iterations) + " iterations of " + std::to_string(ia.nodes.size()) + " IA operators" +
-                  (resume.done ? ", resuming after iteration " + std::to_string(resume.done) : std::string()));
+  for (const auto& o : r.outputs) keep.insert(o.ia_node);
+  const bool analyze = r.opt.explain == RunOptions::Explain::Analyze;
+  if (r.training) {
+    Log::progress("training: " + std::to_string(r.wf.train->iterations) + " iterations of " + std::to_string(ia.nodes.size()) + " IA operators" +
+                  (r.resume.done ? ", resuming after iteration " + std::to_string(r.resume.done) : std::string()));
     // Where the run writes, checked again as it goes (a folder removed or
     // made read-only mid-run is found then, not at the end).
     const auto check_files = [&] {
       comm::agree(c, [&] {
-        for (const auto& o : outputs) io::hdf5::check_writable(o.path);
-        check_other_files(wf, outputs, other_files);
+        for (const auto& o : r.outputs) io::hdf5::check_writable(o.path);
+        check_other_files(r.wf, r.outputs, r.other_files);
       });
     };
-    TrainingRun run = run_iterations(planned, *wf.train, c, keep, analyze, train_files, std::move(resume), check_files,
-                                     limit.bytes - planned.memory.peak_bytes);
-    executor = std::move(run.last);
-    iterations = std::move(run.iterations);
-    execute_seconds = run.seconds;
+    TrainingRun run = run_iterations(r.planned, *r.wf.train, c, keep, analyze, r.train_files, std::move(r.resume), check_files,
+                                     r.limit.bytes - r.planned.memory.peak_bytes);
+    r.executor = std::move(run.last);
+    r.iterations = std::move(run.iterations);
+    r.execute_seconds = run.seconds;
   } else {
-    executor = std::make_unique<exec::Executor>(ia, c, keep, analyze);
+    r.executor = std::make_unique<exec::Executor>(ia, c, keep, analyze);
     Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");
     // Every rank plans on its own and finishes at its own time; without this the
     // execution clock (and the first collective) would absorb that skew.
     c.barrier();
     Stopwatch running;
-    executor->run([&](int node) {
+    r.executor->run([&](int node) {
       const auto& n = ia.nodes[static_cast<size_t>(node)];
-      if (opt.verbose || running.seconds() > 1.0)
+      if (r.opt.verbose || running.seconds() > 1.0)
         Log::progress("  p" + std::to_string(node) + "/" + std::to_string(ia.nodes.size()) + " " + n.name() + " " + n.detail);
     });
-    execute_seconds = c.max(running.seconds());
+    r.execute_seconds = c.max(running.seconds());
   }
-  const exec::Executor& ex = *executor;
-  const std::string report = format_report(ia, ex.stats(), ex.totals(), execute_seconds, iterations);
-  if (opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(ia, optimized.cost, ex.stats()));
+  const exec::Executor& ex = *r.executor;
+  r.report = format_report(ia, ex.stats(), ex.totals(), r.execute_seconds, r.iterations);
+  if (r.opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(ia, r.planned.optimized.cost, ex.stats()));
+}
 
-  RunFacts facts{version_line("tra-run"), opt.command_line, started, host, c.size(), execute_seconds, plan_seconds, total.seconds(),
-                 static_cast<std::int64_t>(c.max(static_cast<double>(peak_resident_bytes()))), training ? wf.train->iterations : 0};
-
+// The outputs, each file with the run's provenance.
+void write_stage(Run& r) {
+  const comm::Communicator& c = r.c;
+  const exec::Executor& ex = *r.executor;
+  r.facts = {version_line("tra-run"), r.opt.command_line, r.started, r.host, c.size(), r.execute_seconds, r.plan_seconds, r.total.seconds(),
+             static_cast<std::int64_t>(c.max(static_cast<double>(peak_resident_bytes()))), r.training ? r.wf.train->iterations : 0};
   // Group datasets by file; every rank writes the chunks it holds.
   std::map<std::string, io::hdf5::FileData> files;
-  for (const auto& o : outputs) {
+  for (const auto& o : r.outputs) {
     auto& f = files[o.path];
     f.path = o.path;
-    f.datasets.push_back(result_dataset(ex, ia, o.ia_node, o.decl->dataset, c));
+    f.datasets.push_back(result_dataset(ex, r.ia(), o.ia_node, o.decl->dataset, c));
     f.datasets.back().storage = o.storage;
   }
   // Every file records the same (rank 0's times: the writer writes rank 0's attributes).
   const std::map<std::string, std::string> recorded =
-      provenance(wf, facts, {tra_text, ia_text, report, json_report(planned, ex.stats(), ex.totals(), facts, iterations)});
-  double writing_seconds = 0;
+      provenance(r.wf, r.facts, {r.planned.lowering.plan.str(), r.ia().str(), r.report, json_report(r.planned, ex.stats(), ex.totals(), r.facts, r.iterations)});
   for (auto& [path, f] : files) {
     f.attributes = recorded;
     Log::progress("writing " + path);
     Stopwatch writing;
     io::hdf5::write_file(c, f);
     const double seconds = writing.seconds(), mib = io::hdf5::file_bytes(f) / (1024.0 * 1024.0);
-    writing_seconds += seconds;
+    r.writing_seconds += seconds;
     char line[160];
     std::snprintf(line, sizeof line, "wrote %s: %.0f MiB in %.2f s (%.0f MiB/s)", path.c_str(), mib, seconds, seconds > 0 ? mib / seconds : 0.0);
     Log::progress(line);
   }
+}
 
-  Log::info(report);
-  const double peak_mib = static_cast<double>(facts.peak_resident_bytes) / (1024.0 * 1024.0);
+// What the run did, and --report.
+void report_stage(Run& r) {
+  Log::info(r.report);
+  const double peak_mib = static_cast<double>(r.facts.peak_resident_bytes) / (1024.0 * 1024.0);
   Log::info("peak memory per rank: " + std::to_string(static_cast<long long>(peak_mib + 0.5)) + " MiB (resident, the largest rank's)");
-  for (const auto& o : outputs)
+  for (const auto& o : r.outputs)
     Log::info("wrote " + o.decl->tensor + " to " + o.path + ":" + o.decl->dataset + "   (view: h5dump -d " + o.decl->dataset + " " + o.path + ")");
-  Log::info("total " + std::to_string(total.seconds()) + " s (planning " + std::to_string(plan_seconds) + " s)");
-  if (!report_path.empty()) {
-    facts.total_seconds = total.seconds();
-    facts.writing_seconds = writing_seconds;
-    comm::agree(c, [&] {
-      if (c.rank() == 0) io::write_text_file(report_path, json_report(planned, ex.stats(), ex.totals(), facts, iterations), "the JSON report");
+  Log::info("total " + std::to_string(r.total.seconds()) + " s (planning " + std::to_string(r.plan_seconds) + " s)");
+  if (!r.report_path.empty()) {
+    r.facts.total_seconds = r.total.seconds();
+    r.facts.writing_seconds = r.writing_seconds;
+    const exec::Executor& ex = *r.executor;
+    comm::agree(r.c, [&] {
+      if (r.c.rank() == 0) io::write_text_file(r.report_path, json_report(r.planned, ex.stats(), ex.totals(), r.facts, r.iterations), "the JSON report");
     });
-    Log::info("wrote the run report to " + report_path);
+    Log::info("wrote the run report to " + r.report_path);
+  }
+}
+
+// The stages of a run, in order (design.md: deck → Workflow → plans →
+// execution → HDF5).
+struct Stage {
+  const char* name;
+  void (*run)(Run&);
+};
+constexpr Stage kStages[] = {
+    {"read", read_stage}, {"plan", plan_stage},   {"files", files_stage},   {"explain", explain_stage},
+    {"execute", execute_stage}, {"write", write_stage}, {"report", report_stage},
+};
+
+}  // namespace
+
+void run_deck(const RunOptions& opt, const comm::Communicator& c) {
+  Run run(opt, c);
+  for (const Stage& stage : kStages) {
+    stage.run(run);
+    if (run.done) return;
   }
 }
 

@@ -38,7 +38,7 @@ namespace tra::decomp {
 
 using Partitioner = model::RunOptions::Partitioner;
 
-using model::kPartitionerNames;  // the one name table is the model's
+using model::partitioner_names;  // the one name table is the model's
 using model::partitioner_name;
 using model::partitioner_named;
 

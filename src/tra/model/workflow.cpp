@@ -1,5 +1,6 @@
 #include "tra/model/workflow.hpp"
 
+#include <iterator>
 #include <set>
 
 #include <sstream>
@@ -44,23 +45,35 @@ const TensorDecl* Workflow::find_tensor(const std::string& name) const {
   return nullptr;
 }
 
-const char* const kPartitionerNames = "eindecomp, sqrt, data-parallel, model-parallel or manual";
+namespace {
 
-const char* partitioner_name(RunOptions::Partitioner k) {
-  switch (k) {
-    case RunOptions::Partitioner::EinDecomp: return "eindecomp";
-    case RunOptions::Partitioner::Sqrt: return "sqrt";
-    case RunOptions::Partitioner::DataParallel: return "data-parallel";
-    case RunOptions::Partitioner::ModelParallel: return "model-parallel";
-    case RunOptions::Partitioner::Manual: return "manual";
-  }
+using Partitioner = RunOptions::Partitioner;
+
+// The one table of the partitioners' names.
+constexpr std::pair<Partitioner, const char*> kPartitioners[] = {
+    {Partitioner::EinDecomp, "eindecomp"},          {Partitioner::Sqrt, "sqrt"},   {Partitioner::DataParallel, "data-parallel"},
+    {Partitioner::ModelParallel, "model-parallel"}, {Partitioner::Manual, "manual"},
+};
+
+}  // namespace
+
+const char* partitioner_name(Partitioner k) {
+  for (const auto& [kind, name] : kPartitioners)
+    if (kind == k) return name;
   return "?";
 }
 
-std::optional<RunOptions::Partitioner> partitioner_named(const std::string& name) {
-  for (RunOptions::Partitioner k : {RunOptions::Partitioner::EinDecomp, RunOptions::Partitioner::Sqrt, RunOptions::Partitioner::DataParallel, RunOptions::Partitioner::ModelParallel, RunOptions::Partitioner::Manual})
-    if (name == partitioner_name(k)) return k;
+std::optional<Partitioner> partitioner_named(const std::string& name) {
+  for (const auto& [kind, known] : kPartitioners)
+    if (name == known) return kind;
   return std::nullopt;
+}
+
+std::string partitioner_names() {
+  std::string s;
+  const size_t n = std::size(kPartitioners);
+  for (size_t i = 0; i < n; ++i) s += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + kPartitioners[i].second;
+  return s;
 }
 
 const std::string& statement_output(const Statement& s) {

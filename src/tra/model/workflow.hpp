@@ -184,7 +184,7 @@ struct Workflow {
 // The partitioners by name (run: partitioner:, --partitioner), one table.
 const char* partitioner_name(RunOptions::Partitioner k);
 std::optional<RunOptions::Partitioner> partitioner_named(const std::string& name);
-extern const char* const kPartitionerNames;  // "eindecomp, sqrt, data-parallel, model-parallel or manual"
+std::string partitioner_names();  // "eindecomp, sqrt, data-parallel, model-parallel or manual"
 
 const std::string& statement_output(const Statement& s);
 const SourceLoc& statement_loc(const Statement& s);

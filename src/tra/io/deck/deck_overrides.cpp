@@ -248,7 +248,7 @@ DeckOverride parse_override(const std::string& arg) {
   const size_t eq = arg.find('=');
   if (eq == std::string::npos || eq == 0)
     throw UserError("--set " + arg + ": expected PATH=VALUE, as --set run/partitioner=sqrt or --set tensors/X/shape=[4096,512]");
-  return {arg.substr(0, eq), arg.substr(eq + 1)};
+  return {arg.substr(0, eq), arg.substr(eq + 1), ""};
 }
 
 SourceLoc node_loc(const YAML::Node& n, const std::string& deck, const PlacedNodes& placed) {

@@ -597,7 +597,7 @@ class DeckReader {
       const std::string v = scalar(run, "partitioner", "run");
       r.partitioner_loc = text_loc(n);
       const std::optional<P> named = model::partitioner_named(v);
-      if (!named) throw UserError(text_loc(n), "unknown partitioner '" + v + "'; expected " + model::kPartitionerNames);
+      if (!named) throw UserError(text_loc(n), "unknown partitioner '" + v + "'; expected " + model::partitioner_names());
       r.partitioner = *named;
       if (r.default_given && r.partitioner != P::Manual)
         throw UserError(default_loc_, "'default' applies to partitioner manual only; this deck uses " + v + " (remove 'default' or write partitioner: manual)");
@@ -658,6 +658,10 @@ class DeckReader {
     }
   }
 
+  // The names themselves are checked against the optimizer's tables where
+  // its options are made (app/run_deck.cpp), which list them all.
+  static constexpr const char* kDisableLists = "'disable' lists names of optimizer rules, join strategy families or search phases (tra-run --help lists them)";
+
   void read_optimizer(const YAML::Node& o, OptimizerSettings& s) {
     if (!o.IsMap()) fail(o, "'optimizer' must be a mapping with keys disable, strategy, calibration");
     check_keys(o, {"disable", "strategy", "calibration"}, "optimizer");
@@ -665,10 +669,10 @@ class DeckReader {
       if (d.IsScalar()) s.disable.emplace_back(d.as<std::string>(), text_loc(d));
       else if (d.IsSequence())
         for (const auto& x : d) {
-          if (!x.IsScalar()) fail(x, "'disable' lists rule names (R1-1 ... R2-7, scan-part, scan-all, scan-face, shuffle-spread) or strategy families (BMM, CMM, RMM, ...)");
+          if (!x.IsScalar()) fail(x, kDisableLists);
           s.disable.emplace_back(x.as<std::string>(), text_loc(x));
         }
-      else fail(d, "'disable' lists rule names (R1-1 ... R2-7, scan-part, scan-all, scan-face, shuffle-spread) or strategy families (BMM, CMM, RMM, ...)");
+      else fail(d, kDisableLists);
     }
     if (const YAML::Node st = o["strategy"]) {
       s.strategy = scalar(o, "strategy", "optimizer");

@@ -22,9 +22,10 @@ std::string deck_folder(const std::string& path);
 // --set PATH=VALUE: one deck value replaced from the command line
 // (io/deck/deck_overrides.hpp applies it).
 struct DeckOverride {
-  std::string path;   // "tensors/X/shape"
-  std::string value;  // YAML text: "[4096,512]", "sqrt"
-  std::string option() const { return "--set " + path + "=" + value; }
+  std::string path;     // "tensors/X/shape"
+  std::string value;    // YAML text: "[4096,512]", "sqrt"
+  std::string written;  // the option as the user wrote it, where not --set ("--partitioner sqrt")
+  std::string option() const { return written.empty() ? "--set " + path + "=" + value : written; }
 };
 // "PATH=VALUE"; a UserError naming the option when either part is missing.
 DeckOverride parse_override(const std::string& arg);

@@ -29,12 +29,17 @@ class Handle {
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
   hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }  // the caller closes it (and checks the close)
+
+ private:
+  // Closes without looking at the result: a handle goes out of scope on the
+  // error path too, where a second error cannot be reported. A close whose
+  // failure matters (a file written: its data reaches the disk there)
+  // release()s the id and checks its own close (io/hdf5/writer.cpp).
   void reset() {
-    if (id_ >= 0) Close(id_);
+    if (id_ >= 0) static_cast<void>(Close(id_));
     id_ = H5I_INVALID_HID;
   }
 
- private:
   hid_t id_ = H5I_INVALID_HID;
 };
 

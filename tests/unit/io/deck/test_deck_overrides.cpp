@@ -125,7 +125,7 @@ TEST(DeckOverrides, AddAKeyTheDeckLeftOut) {
 TEST(DeckOverrides, ErrorsNameTheOption) {
   EXPECT_EQ(error_of({"tensors/W/shape=[0, 2]"}), "--set tensors/W/shape=[0, 2]: each extent of shape must be at least 1, found 0");
   EXPECT_EQ(error_of({"run/partitioner=best"}),
-            "--set run/partitioner=best: unknown partitioner 'best'; expected " + std::string(model::kPartitionerNames));
+            "--set run/partitioner=best: unknown partitioner 'best'; expected " + model::partitioner_names());
   EXPECT_NE(error_of({"run/partitionr=sqrt"}).find("--set run/partitionr=sqrt: unknown key 'partitionr' in run"), std::string::npos);
   EXPECT_NE(error_of({"tensors/Z/shape=[1]"}).find("--set tensors/Z/shape=[1]: 'tensors' has no element named 'Z' (it has X, W)"), std::string::npos);
   EXPECT_NE(error_of({"tensors/2/shape=[1]"}).find("'tensors' is a list of 2; there is no element 2"), std::string::npos);
