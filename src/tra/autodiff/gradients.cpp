@@ -7,6 +7,7 @@
 
 #include "tra/einsum/parser.hpp"
 #include "tra/einsum/scalar_expr.hpp"
+#include "tra/common/error.hpp"
 
 namespace tra::autodiff {
 
@@ -203,7 +204,7 @@ class Backward {
   // z.grad, which outputs may write.
   std::string finish(const std::string& z, Labels labels, const SourceLoc& at, bool named) {
     auto& parts = contributions_[z];
-    if (parts.empty()) throw std::logic_error("autodiff: '" + z + "' on the path to the loss received no gradient");
+    if (parts.empty()) throw InternalError("autodiff: '" + z + "' on the path to the loss received no gradient");
     for (size_t i = 0; i < labels.size(); ++i) labels[i] = "g" + std::to_string(i);
     auto name_part = [&](const Contribution& c, const std::string& name) {
       if (!c.as_is.empty()) return c.as_is;
@@ -395,7 +396,7 @@ std::optional<einsum::EinSum> as_elementwise_einsum(const model::TraStatement& t
 }
 
 Gradients with_gradients(const model::Workflow& wf) {
-  if (!wf.train) throw std::logic_error("with_gradients: the workflow has no train: section");
+  if (!wf.train) throw InternalError("with_gradients: the workflow has no train: section");
   return Backward(wf).run();
 }
 

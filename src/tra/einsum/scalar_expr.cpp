@@ -1,4 +1,5 @@
 #include "tra/einsum/scalar_expr.hpp"
+#include "tra/common/error.hpp"
 
 #include <stdexcept>
 
@@ -80,7 +81,7 @@ ScalarExpr::Id ScalarExpr::read(const ScalarProgram& p, Id x, Id y) {
       st.back() = apply(op, st.back());
     }
   }
-  if (st.size() != 1) throw std::logic_error("ScalarExpr::read: a malformed program");
+  if (st.size() != 1) throw InternalError("ScalarExpr::read: a malformed program");
   return st.back();
 }
 
@@ -122,7 +123,7 @@ ScalarExpr::Id ScalarExpr::derivative(Id e, int v) {
     case Op::Sign: return constant(0);
     default: break;
   }
-  throw std::logic_error("ScalarExpr::derivative: an operation without a rule");
+  throw InternalError("ScalarExpr::derivative: an operation without a rule");
 }
 
 bool ScalarExpr::emit(Id e, const std::vector<int>& slot_of, ScalarProgram& out, int& depth) const {
@@ -138,7 +139,7 @@ bool ScalarExpr::emit(Id e, const std::vector<int>& slot_of, ScalarProgram& out,
     if (++depth > ScalarProgram::kMaxStack) return false;
     if (n.op == Op::Const) return push(Op::Const, n.c);
     const size_t v = static_cast<size_t>(n.c);
-    if (v >= slot_of.size() || slot_of[v] < 0) throw std::logic_error("ScalarExpr::program: a variable with no input slot");
+    if (v >= slot_of.size() || slot_of[v] < 0) throw InternalError("ScalarExpr::program: a variable with no input slot");
     return push(slot_of[v] == 0 ? Op::In0 : Op::In1, 0);
   }
   if (!emit(n.a, slot_of, out, depth)) return false;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "support/reference_evaluator.hpp"
+#include "support/tolerance.hpp"
 #include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/io/deck/deck_reader.hpp"
@@ -58,11 +59,9 @@ Outcome run_on(const comm::Communicator& c, const model::Workflow& wf, bool opti
   return out;
 }
 
-// Bound on the rounding error of a K-long dot product of values bounded by
-// |x| <= X, |y| <= Y: K * eps * K * X * Y (each of K additions errs by at most
-// eps times the partial sum, itself at most K X Y). Different chunkings sum in
-// a different order, so results may differ by twice that.
-double dot_tolerance(Index k, double x, double y) { return 2.0 * double(k) * DBL_EPSILON * double(k) * x * y; }
+// Different chunkings sum in a different order: results differ by at most
+// testing::dot_tolerance (support/tolerance.hpp).
+using tra::testing::dot_tolerance;
 
 void expect_close(const Dense& a, const Dense& b, double tol, const std::string& what) {
   EXPECT_LE(testing::max_abs_diff(a, b), tol) << what;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "support/reference_evaluator.hpp"
+#include "support/tolerance.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/kernels/blocks.hpp"
 #include "tra/kernels/combine.hpp"
@@ -96,7 +97,7 @@ void expect_sum_of_products_close(const Case& c) {
   for (const auto& l : c.st.agg_labels) k *= static_cast<double>(c.extent.at(l));
   ASSERT_EQ(c.got.shape, c.want.shape);
   for (size_t i = 0; i < c.want.v.size(); ++i) {
-    const double tol = 2.0 * k * DBL_EPSILON * std::fabs(bound.v[i]);  // fabs: a negative constant factor
+    const double tol = tra::testing::sum_tolerance(k, std::fabs(bound.v[i]));  // fabs: a negative constant factor
     ASSERT_NEAR(c.got.v[i], c.want.v[i], tol) << "element " << i << " of " << c.st.text;
   }
 }

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "support/tolerance.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/kernels/elementwise.hpp"
 #include "tra/kernels/tree_fold.hpp"
@@ -116,7 +117,7 @@ TEST(Reduce, HostAndDeviceFormsAgreeBitForBitInTheDocumentedOrder) {
       // A term meets at most 31 roundings per level of the tree (2 levels
       // for 1000 terms, 3 for 37,000): the bound grows with the depth, not n.
       const int depth = 1 + kernels::fold_levels(n);
-      EXPECT_LE(std::fabs(acc - static_cast<double>(exact)), depth * (kernels::kFoldWidth - 1) * DBL_EPSILON * magnitude);
+      EXPECT_LE(std::fabs(acc - static_cast<double>(exact)), tra::testing::tree_sum_tolerance(depth, kernels::kFoldWidth, magnitude));
     }
   }
 }

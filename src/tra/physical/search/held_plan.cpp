@@ -1,4 +1,5 @@
 #include "tra/physical/search/held_plan.hpp"
+#include "tra/common/error.hpp"
 
 #include <algorithm>
 #include <map>
@@ -12,7 +13,7 @@ int first_slot(const Rule* rule) {
     if (r == rule) return slot;
     slot += r->variants;
   }
-  throw std::logic_error("optimizer: unknown rule " + rule->name);
+  throw InternalError("optimizer: unknown rule " + rule->name);
 }
 
 // The bits of the rules never tried at an operator of kind `k`.

@@ -10,6 +10,7 @@
 #include "tra/physical/optimizer.hpp"
 #include "tra/physical/rules/join_strategies.hpp"
 #include "tra/physical/search/held_plan.hpp"
+#include "tra/common/error.hpp"
 
 namespace tra::physical {
 
@@ -19,7 +20,7 @@ class Search {
     for (const Rule* r : all_rules())
       if (!opt_.disabled.count(r->name)) rules_.push_back({r, first_slot(r)});
     const Rule* last = all_rules().back();
-    if (first_slot(last) + last->variants > 64) throw std::logic_error("optimizer: more than 64 rule variants to remember");
+    if (first_slot(last) + last->variants > 64) throw InternalError("optimizer: more than 64 rule variants to remember");
   }
 
   PlanCost cost(const IaPlan& p) const { return cost_of(p, opt_.rates); }
