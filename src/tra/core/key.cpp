@@ -1,5 +1,7 @@
 #include "tra/core/key.hpp"
 
+#include <algorithm>
+
 #include <sstream>
 #include <stdexcept>
 
@@ -57,6 +59,13 @@ void for_each_key(const Shape& frontier, const std::function<void(const Key&)>& 
       key[i] = 0;
     }
   }
+}
+
+std::vector<int> complement(int n, const std::vector<int>& drop) {
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i)
+    if (std::find(drop.begin(), drop.end(), i) == drop.end()) out.push_back(i);
+  return out;
 }
 
 Key project(const Key& key, const std::vector<int>& positions) {

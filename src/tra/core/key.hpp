@@ -26,6 +26,8 @@ void for_each_key(const Shape& frontier, const std::function<void(const Key&)>& 
 
 // key restricted to the given positions, in that order.
 Key project(const Key& key, const std::vector<int>& positions);
+// Positions 0..n-1 without `drop`.
+std::vector<int> complement(int n, const std::vector<int>& drop);
 
 struct KeyHash {
   size_t operator()(const Key& k) const noexcept;

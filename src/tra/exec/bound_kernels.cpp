@@ -34,7 +34,7 @@ void apply_add(const physical::JoinKernel& k, const Chunk& x, const Chunk& y, Ch
 Chunk reduce(const AggKernel& a, const std::vector<const Tuple*>& group) {
   Chunk out;
   if (const auto* f = std::get_if<AggKernel::Fold>(&a.reduce)) {
-    out = logical::elementwise(f->op)(group);
+    out = local::elementwise(f->op)(group);
   } else if (const auto* as = std::get_if<AggKernel::Assemble>(&a.reduce)) {
     // Pieces keyed <target key..., position in it...>, placed at position x piece.
     if (group.size() == 1 && group.front()->chunk.shape == as->out_chunk) {
@@ -50,15 +50,15 @@ Chunk reduce(const AggKernel& a, const std::vector<const Tuple*>& group) {
     }
   } else {
     const auto& c = std::get<AggKernel::Concat>(a.reduce);
-    logical::Tuples members;
+    local::Tuples members;
     for (const Tuple* t : group) members.push_back(*t);
-    out = logical::concat(members, c.key_dim, c.dim).front().chunk;
+    out = local::concat(members, c.key_dim, c.dim).front().chunk;
   }
   return apply(a.finish, out);
 }
 
 std::vector<Tuple> expand(const physical::Expansion& e, const Tuple& t) {
-  if (const auto* tile = std::get_if<physical::TileKeys>(&e)) return logical::tile({t}, tile->dim, tile->size);
+  if (const auto* tile = std::get_if<physical::TileKeys>(&e)) return local::tile({t}, tile->dim, tile->size);
   std::vector<Tuple> out;
   const std::vector<Key> keys = physical::expand_keys(e, t.key);
   if (physical::shares_chunk(e)) {
@@ -77,11 +77,11 @@ std::vector<Tuple> expand(const physical::Expansion& e, const Tuple& t) {
   return out;
 }
 
-logical::JoinFn join_fn(const physical::JoinKernel& k) {
+local::JoinFn join_fn(const physical::JoinKernel& k) {
   return [k](const Chunk& x, const Chunk& y) { return apply(k, x, y); };
 }
 
-logical::JoinFn join_fn_over(const physical::JoinKernel& k, int side) {
+local::JoinFn join_fn_over(const physical::JoinKernel& k, int side) {
   TRA_ASSERT(k.elementwise(), "join_fn_over: " << k.call.text() << " is not element-wise");
   return [k, side](const Chunk& x, const Chunk& y) {
     const Chunk& over = side == 0 ? x : y;
@@ -94,7 +94,7 @@ logical::JoinFn join_fn_over(const physical::JoinKernel& k, int side) {
   };
 }
 
-logical::AggFn agg_fn(const AggKernel& a) {
+local::AggFn agg_fn(const AggKernel& a) {
   return [a](const std::vector<const Tuple*>& group) { return reduce(a, group); };
 }
 

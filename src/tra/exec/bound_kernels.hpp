@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "tra/core/tensor_relation.hpp"
-#include "tra/logical/tra_ops.hpp"
+#include "tra/exec/local/tra_ops.hpp"
 #include "tra/physical/chunk_fn.hpp"
 #include "tra/physical/key_fn.hpp"
 
@@ -21,13 +21,13 @@ Chunk reduce(const physical::AggKernel& a, const std::vector<const Tuple*>& grou
 // The tuples one tuple becomes under a one-to-many map.
 std::vector<Tuple> expand(const physical::Expansion& e, const Tuple& t);
 
-// The same as the TRA's operator arguments (logical/tra_ops.hpp).
-logical::JoinFn join_fn(const physical::JoinKernel& k);
+// The same as the TRA's operator arguments (exec/local/tra_ops.hpp).
+local::JoinFn join_fn(const physical::JoinKernel& k);
 // For k.elementwise(): projOp written over the `side` input's chunk (0: the
 // left, 1: the right) where nothing else holds that chunk, so that an update
 // W - lr·G or relu(Z + b) needs no second buffer. Only for a join whose
 // caller drops that input afterwards and pairs each of its chunks once.
-logical::JoinFn join_fn_over(const physical::JoinKernel& k, int side);
-logical::AggFn agg_fn(const physical::AggKernel& a);
+local::JoinFn join_fn_over(const physical::JoinKernel& k, int side);
+local::AggFn agg_fn(const physical::AggKernel& a);
 
 }  // namespace tra::exec

@@ -136,11 +136,11 @@ std::vector<Tuple> Executor::step(const physical::JoinParams& p, size_t at, Inde
   if (agg >= 0) return join_aggregate(input(at, 0), input(at, 1), n, plan_.node(agg), label);
   const int over = overwritable_input(at);
   const auto fn = over < 0 ? join_fn(p.kernel) : join_fn_over(p.kernel, over);
-  std::vector<logical::JoinMatch> matches = logical::join_matches(input(at, 0), input(at, 1), p.keys_left, p.keys_right);
+  std::vector<local::JoinMatch> matches = local::join_matches(input(at, 0), input(at, 1), p.keys_left, p.keys_right);
   OperatorProgress progress(label, matches.size());
   std::vector<Tuple> out;
   out.reserve(matches.size());
-  for (logical::JoinMatch& m : matches) {
+  for (local::JoinMatch& m : matches) {
     progress.tick();
     out.push_back({p.out_key.identity() ? std::move(m.key) : p.out_key(m.key), fn(m.left->chunk, m.right->chunk)});
   }
@@ -152,7 +152,7 @@ std::vector<Tuple> Executor::step(const physical::AggParams& p, size_t at, Index
   const size_t joined = static_cast<size_t>(plan_.nodes[at].inputs[0]);
   // Its join already aggregated (join_aggregate): take the tuples over.
   if (streamed_into_[joined] == static_cast<int>(at)) return std::move(results_[joined]);
-  return logical::aggregate(input(at), p.group_by, agg_fn(p.kernel));
+  return local::aggregate(input(at), p.group_by, agg_fn(p.kernel));
 }
 
 template <>

@@ -14,10 +14,10 @@ std::vector<Tuple> join_aggregate(const std::vector<Tuple>& left, const std::vec
                                   const physical::IaNode& agg, const std::string& label) {
   const einsum::AggOp fold = agg.agg().kernel.fold();
   TRA_ASSERT(fold != einsum::AggOp::None, "join_aggregate: " << agg.detail << " does not fold element-wise");
-  std::vector<logical::JoinMatch> matches = logical::join_matches(left, right, join.join().keys_left, join.join().keys_right);
+  std::vector<local::JoinMatch> matches = local::join_matches(left, right, join.join().keys_left, join.join().keys_right);
   if (!join.join().out_key.identity()) {
     for (auto& m : matches) m.key = join.join().out_key(m.key);
-    std::stable_sort(matches.begin(), matches.end(), [](const logical::JoinMatch& a, const logical::JoinMatch& b) { return a.key < b.key; });
+    std::stable_sort(matches.begin(), matches.end(), [](const local::JoinMatch& a, const local::JoinMatch& b) { return a.key < b.key; });
   }
   const physical::JoinKernel& kernel = join.join().kernel;
   const bool add_in_gemm = fold == einsum::AggOp::Sum && kernel.adds_into();

@@ -3,7 +3,7 @@
 #include <numeric>
 
 #include "tra/common/error.hpp"
-#include "tra/logical/tra_ops.hpp"
+#include "tra/exec/local/tra_ops.hpp"
 #include "tra/physical/infer.hpp"
 #include "tra/physical/plan_edit.hpp"
 
@@ -187,7 +187,7 @@ class Compiler {
   }
 
   int concat(const TraNode& n) {
-    const std::vector<int> rest = logical::complement(type_of(n).key_arity(), {n.key_dim});
+    const std::vector<int> rest = complement(type_of(n).key_arity(), {n.key_dim});
     const int sh = shuffle(input_of(n), rest);
     return local_agg(sh, rest, AggKernel{AggKernel::Concat{n.key_dim, n.dim}, {}}, false, n.type,
                      "arrayConcatOp(" + std::to_string(n.key_dim) + "," + std::to_string(n.dim) + ")");

@@ -25,12 +25,13 @@
 #include <string>
 #include <vector>
 
+#include "support/tolerance.hpp"
 #include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/model/workflow.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
-#include "tra/logical/tra_ops.hpp"
+#include "tra/exec/local/tra_ops.hpp"
 #include "tra/physical/infer.hpp"
 #include "tra/physical/plan_edit.hpp"
 #include "tra/physical/rules/join_strategies.hpp"
@@ -311,7 +312,7 @@ int join(IaPlan& p, int l, int r, const RelType& lt, const RelType& rt, std::vec
   n.params = physical::JoinParams{};
   n.inputs = {l, r};
   Shape f = lt.frontier;
-  for (int d : logical::complement(rt.key_arity(), kr)) f.push_back(rt.frontier[static_cast<size_t>(d)]);
+  for (int d : complement(rt.key_arity(), kr)) f.push_back(rt.frontier[static_cast<size_t>(d)]);
   n.out_type = RelType{f, op.out};
   n.join().keys_left = std::move(kl);
   n.join().keys_right = std::move(kr);
@@ -403,10 +404,9 @@ void expect_same(const Rel& a, const Rel& b, double tol, const std::string& what
   }
 }
 
-// Rounding bound for results that a rewrite sums in another order: a sum of
-// K terms bounded by X errs by at most K * eps * K * X per order, so two
-// orders differ by at most twice that.
-double reorder_tolerance(Index k, double x) { return 2.0 * static_cast<double>(k * k) * DBL_EPSILON * x; }
+// Results that a rewrite sums in another order differ by at most
+// testing::reorder_tolerance (support/tolerance.hpp).
+using tra::testing::reorder_tolerance;
 
 // A plan in which a rule's left-hand side occurs at `at`.
 struct Case {
@@ -870,7 +870,7 @@ Case aggregation_over_shuffle(Rng& rng, bool grouped, bool decomposable = true) 
     Shape f = random_shape(rng, arity);
     std::vector<int> g = random_dims(rng, arity, 1);
     if (g.size() == static_cast<size_t>(arity)) g.pop_back();  // at least one dimension summed away
-    std::vector<int> rest = logical::complement(arity, g);
+    std::vector<int> rest = complement(arity, g);
     std::vector<int> where;
     if (grouped) {
       for (int d : g)

@@ -152,3 +152,9 @@ TEST(TraIntegrity, KeysOutsideTheFrontierOrOfWrongArity) {
   EXPECT_EQ(tra::check_integrity({{-1, 0}}, {2, 2}), "key <-1, 0> lies outside the frontier [2, 2]");
   EXPECT_EQ(tra::check_integrity({{0}}, {2, 2}), "key <0> has the wrong arity for frontier [2, 2]");
 }
+
+TEST(TraKey, ComplementListsThePositionsNotDropped) {
+  EXPECT_EQ(tra::complement(4, {1, 3}), (std::vector<int>{0, 2}));
+  EXPECT_EQ(tra::complement(2, {}), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(tra::complement(2, {0, 1}).empty());
+}

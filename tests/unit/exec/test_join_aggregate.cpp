@@ -1,6 +1,6 @@
 // exec::join_aggregate, the executor's streamed Σ(g, ⊕)(⋈(...)), against the
-// two TRA operators run one after the other (logical::join, then
-// logical::aggregate): random relations, with and without a GEMM that adds
+// two TRA operators run one after the other (exec::local::join, then
+// exec::local::aggregate): random relations, with and without a GEMM that adds
 // into the accumulator, several ⊕, a key map on the join's output and a map
 // composed after the fold (R1-4).
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 
+#include "support/tolerance.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/exec/bound_kernels.hpp"
 #include "tra/exec/join_aggregate.hpp"
@@ -66,9 +67,9 @@ IaNode agg_node(einsum::AggOp op, std::vector<int> group_by) {
 }
 
 std::vector<Tuple> unstreamed(const std::vector<Tuple>& x, const std::vector<Tuple>& y, const IaNode& j, const IaNode& a) {
-  std::vector<Tuple> joined = logical::join(x, y, j.join().keys_left, j.join().keys_right, tra::exec::join_fn(j.join().kernel));
+  std::vector<Tuple> joined = tra::exec::local::join(x, y, j.join().keys_left, j.join().keys_right, tra::exec::join_fn(j.join().kernel));
   for (Tuple& t : joined) t.key = j.join().out_key(t.key);
-  return logical::aggregate(joined, a.agg().group_by, tra::exec::agg_fn(a.agg().kernel));
+  return tra::exec::local::aggregate(joined, a.agg().group_by, tra::exec::agg_fn(a.agg().kernel));
 }
 
 // Both ways on random relations; `tol(k)` bounds the difference of one
@@ -94,7 +95,7 @@ void expect_streaming_agrees(const IaNode& j, const IaNode& a, double tol, unsig
 // A matmul of blocks: each output element sums K = kParts · kBlock products of
 // values in [-1, 1], in another order when the GEMM adds in place. One order
 // errs by at most K·eps·Σ|a·b| ≤ K²·eps (Higham §3.1); both sides err, hence 2.
-constexpr double kMatmulTol = 2.0 * kParts * kBlock * kParts * kBlock * DBL_EPSILON;
+const double kMatmulTol = tra::testing::dot_tolerance(kParts * kBlock, 1.0, 1.0);
 
 }  // namespace
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "tra/logical/tra_ops.hpp"
+#include "tra/exec/local/tra_ops.hpp"
 #include "tra/physical/ops/ops.hpp"
 
 namespace tra::physical {
@@ -42,7 +42,7 @@ void infer(JoinParams& p, IaNode& n, const Context& c) {
   const IaNode& l = c.in(n, 0);
   const IaNode& r = c.in(n, 1);
   const int s = c.nsites;
-  const std::vector<int> right_rest = logical::complement(r.type.key_arity(), p.keys_right);
+  const std::vector<int> right_rest = complement(r.type.key_arity(), p.keys_right);
   auto out_key = [&](const Key& lk, const Key& rk) {
     Key k = lk;
     for (int d : right_rest) k.push_back(rk[static_cast<size_t>(d)]);

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "tra/core/processor_grid.hpp"
-#include "tra/logical/tra_ops.hpp"
+#include "tra/exec/local/tra_ops.hpp"
 #include "tra/physical/plan_edit.hpp"
 
 namespace tra::physical {
@@ -39,7 +39,7 @@ Geometry geometry(const IaPlan& p, int join) {
   const IaNode& b = p.node(stripped(p, j.inputs[1]));
   g.kl = a.type.key_arity();
   g.kr = b.type.key_arity();
-  g.right_rest = logical::complement(g.kr, g.keys_right);
+  g.right_rest = complement(g.kr, g.keys_right);
   for (int o = 0; o < g.kl; ++o) {
     g.in_left.push_back(o);
     const int k = index_in(g.keys_left, o);
@@ -66,7 +66,7 @@ std::vector<int> aggregated_dims(const IaPlan& p, int join, const Geometry& g) {
   std::vector<int> frontier = users[static_cast<size_t>(join)];
   for (size_t step = 0; step < 3 && frontier.size() == 1; ++step) {
     const IaNode& u = p.node(frontier[0]);
-    if (u.kind() == Kind::LocalAgg) return logical::complement(static_cast<int>(g.frontier.size()), u.agg().group_by);
+    if (u.kind() == Kind::LocalAgg) return complement(static_cast<int>(g.frontier.size()), u.agg().group_by);
     if (!u.moves()) break;
     frontier = users[static_cast<size_t>(frontier[0])];
   }
@@ -239,7 +239,7 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
     }
     if (!missing_left.empty() || !missing_right.empty()) {
       // Back to the natural layout: left dims, then the right's other dims.
-      const std::vector<int> rest_now = logical::complement(g.kr + static_cast<int>(missing_right.size()), keys_right);
+      const std::vector<int> rest_now = complement(g.kr + static_cast<int>(missing_right.size()), keys_right);
       std::vector<int> perm;
       for (int o = 0; o < static_cast<int>(g.frontier.size()); ++o) {
         if (o < g.kl) perm.push_back(o);

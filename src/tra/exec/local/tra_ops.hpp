@@ -1,8 +1,9 @@
 #pragma once
 // The operators of the tensor relational algebra (TRA paper §3.1) over a set of
-// (key, chunk) tuples held in one place. The IA's local operators (§4) run
-// exactly these on the tuples of one site, so they serve both as the reference
-// semantics in tests and as the executor's local steps.
+// (key, chunk) tuples held in one place, as they run: the IA's local
+// operators (§4) run exactly these on the tuples of one site, so they serve
+// both as the reference semantics in tests and as the executor's local
+// steps. (The plans, logical/ and physical/, only name them.)
 #include <functional>
 #include <vector>
 
@@ -10,7 +11,7 @@
 #include "tra/einsum/scalar_program.hpp"
 #include "tra/logical/key_expr.hpp"
 
-namespace tra::logical {
+namespace tra::exec::local {
 
 using Tuples = std::vector<Tuple>;
 using JoinFn = std::function<Chunk(const Chunk& left, const Chunk& right)>;
@@ -43,8 +44,8 @@ Tuples aggregate(const Tuples& in, const std::vector<int>& group_by, const AggFn
 // An AggFn that folds the group element-wise with ⊕.
 AggFn elementwise(einsum::AggOp op);
 
-Tuples rekey(const Tuples& in, const KeyExpr& key_fn);
-Tuples filter(const Tuples& in, const KeyExpr& predicate);
+Tuples rekey(const Tuples& in, const logical::KeyExpr& key_fn);
+Tuples filter(const Tuples& in, const logical::KeyExpr& predicate);
 Tuples transform(const Tuples& in, const ArrayFn& fn);
 
 // Tile(tileDim, tileSize): splits every array along tileDim into pieces of
@@ -54,7 +55,4 @@ Tuples tile(const Tuples& in, int tile_dim, Index tile_size);
 // concatenates each group's arrays along arrayDim, ordered by keyDim.
 Tuples concat(const Tuples& in, int key_dim, int array_dim);
 
-// Positions 0..n-1 without `drop`.
-std::vector<int> complement(int n, const std::vector<int>& drop);
-
-}  // namespace tra::logical
+}  // namespace tra::exec::local

@@ -1,4 +1,4 @@
-#include "tra/logical/tra_ops.hpp"
+#include "tra/exec/local/tra_ops.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,14 +8,7 @@
 #include "tra/kernels/blocks.hpp"
 #include "tra/kernels/combine.hpp"
 
-namespace tra::logical {
-
-std::vector<int> complement(int n, const std::vector<int>& drop) {
-  std::vector<int> out;
-  for (int i = 0; i < n; ++i)
-    if (std::find(drop.begin(), drop.end(), i) == drop.end()) out.push_back(i);
-  return out;
-}
+namespace tra::exec::local {
 
 std::vector<JoinMatch> join_matches(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
                                     const std::vector<int>& keys_right) {
@@ -76,14 +69,14 @@ AggFn elementwise(einsum::AggOp op) {
   };
 }
 
-Tuples rekey(const Tuples& in, const KeyExpr& key_fn) {
+Tuples rekey(const Tuples& in, const logical::KeyExpr& key_fn) {
   Tuples out;
   out.reserve(in.size());
   for (const Tuple& t : in) out.push_back({key_fn.map(t.key), t.chunk});
   return out;
 }
 
-Tuples filter(const Tuples& in, const KeyExpr& predicate) {
+Tuples filter(const Tuples& in, const logical::KeyExpr& predicate) {
   Tuples out;
   for (const Tuple& t : in)
     if (predicate.test(t.key)) out.push_back(t);
@@ -133,4 +126,4 @@ Tuples concat(const Tuples& in, int key_dim, int array_dim) {
   });
 }
 
-}  // namespace tra::logical
+}  // namespace tra::exec::local

@@ -12,14 +12,15 @@
 #include "tra/kernels/blocks.hpp"
 #include "tra/kernels/combine.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
-#include "tra/logical/tra_ops.hpp"
+#include "tra/exec/local/tra_ops.hpp"
 
 using tra::Chunk;
 using tra::Key;
 using tra::Shape;
 using tra::Tuple;
-using tra::logical::Tuples;
+using tra::exec::local::Tuples;
 namespace logical = tra::logical;
+namespace exec = tra::exec;
 namespace kernels = tra::kernels;
 
 namespace {
@@ -73,30 +74,30 @@ std::map<Key, Shape> shapes(const Tuples& r) {
 
 TEST(TraOps, PaperAggregateOverKeyDimensionZero) {
   // Σ(<1>, matAdd)(R_A): sums the chunks of each block column (§3.1 (1)).
-  const Tuples r = logical::aggregate(relation_a(), {1}, logical::elementwise(tra::einsum::AggOp::Sum));
+  const Tuples r = exec::local::aggregate(relation_a(), {1}, exec::local::elementwise(tra::einsum::AggOp::Sum));
   const std::map<Key, std::vector<double>> want{{{0}, {10, 12, 14, 16}}, {{1}, {18, 20, 22, 24}}};
   EXPECT_EQ(contents(r), want);
 }
 
 TEST(TraOps, PaperAggregateToEmptyKey) {
   // Σ(<>, matAdd)(R_A): all chunks summed into the one tuple with key <>.
-  const Tuples r = logical::aggregate(relation_a(), {}, logical::elementwise(tra::einsum::AggOp::Sum));
+  const Tuples r = exec::local::aggregate(relation_a(), {}, exec::local::elementwise(tra::einsum::AggOp::Sum));
   const std::map<Key, std::vector<double>> want{{Key{}, {28, 32, 36, 40}}};
   EXPECT_EQ(contents(r), want);
 }
 
 TEST(TraOps, AggregateWithMaxAndGroupOrder) {
   // ⊕ = max folds element-wise; group keys come in the group_by order given.
-  const Tuples r = logical::aggregate(relation_a(), {1, 0}, logical::elementwise(tra::einsum::AggOp::Max));
+  const Tuples r = exec::local::aggregate(relation_a(), {1, 0}, exec::local::elementwise(tra::einsum::AggOp::Max));
   ASSERT_EQ(r.size(), 4u);  // every group is one tuple: a transpose of the keys
   EXPECT_EQ(contents(r).at({0, 1}), (std::vector<double>{9, 10, 11, 12}));
-  const Tuples m = logical::aggregate(relation_a(), {0}, logical::elementwise(tra::einsum::AggOp::Max));
+  const Tuples m = exec::local::aggregate(relation_a(), {0}, exec::local::elementwise(tra::einsum::AggOp::Max));
   EXPECT_EQ(contents(m).at({1}), (std::vector<double>{13, 14, 15, 16}));
 }
 
 TEST(TraOps, PaperJoinExample) {
   // ⋈(<1>, <0>, matMul)(R_A, R_A): key <i, j, k> pairs A_ij with A_jk (§3.1 (2)).
-  const Tuples j = logical::join(relation_a(), relation_a(), {1}, {0}, mat_mul);
+  const Tuples j = exec::local::join(relation_a(), relation_a(), {1}, {0}, mat_mul);
   ASSERT_EQ(j.size(), 8u);
   const auto c = contents(j);
   // [[5,6],[7,8]] x [[9,10],[11,12]] = [[111,122],[151,166]], as the paper prints.
@@ -109,8 +110,8 @@ TEST(TraOps, PaperJoinExample) {
 
 TEST(TraOps, PaperMatrixProductViaJoinAndAggregate) {
   // A x A = Σ(<0,2>, matAdd)(⋈(<1>,<0>, matMul)(R_A, R_A)).
-  const Tuples j = logical::join(relation_a(), relation_a(), {1}, {0}, mat_mul);
-  const Tuples p = logical::aggregate(j, {0, 2}, logical::elementwise(tra::einsum::AggOp::Sum));
+  const Tuples j = exec::local::join(relation_a(), relation_a(), {1}, {0}, mat_mul);
+  const Tuples p = exec::local::aggregate(j, {0, 2}, exec::local::elementwise(tra::einsum::AggOp::Sum));
   ASSERT_EQ(p.size(), 4u);
   const tra::testing::Dense got = tra::testing::assemble(p, {2, 2}, {2, 2});
 
@@ -127,19 +128,19 @@ TEST(TraOps, JoinOnNothingIsACrossProductAndMismatchesDrop) {
   // No join keys: every pair, the output key the two keys side by side.
   const Tuples x{{{0}, mat({1}, {1})}, {{1}, mat({1}, {2})}};
   const Tuples y{{{0}, mat({1}, {10})}, {{1}, mat({1}, {20})}, {{2}, mat({1}, {30})}};
-  const Tuples c = logical::join(x, y, {}, {}, mat_add);
+  const Tuples c = exec::local::join(x, y, {}, {}, mat_add);
   ASSERT_EQ(c.size(), 6u);
   EXPECT_EQ(contents(c).at({1, 2}), std::vector<double>{32});
   // Keys that find no partner produce nothing.
   const Tuples z{{{5}, mat({1}, {0})}};
-  EXPECT_TRUE(logical::join(x, z, {0}, {0}, mat_add).empty());
-  EXPECT_TRUE(logical::join({}, y, {0}, {0}, mat_add).empty());
+  EXPECT_TRUE(exec::local::join(x, z, {0}, {0}, mat_add).empty());
+  EXPECT_TRUE(exec::local::join({}, y, {0}, {0}, mat_add).empty());
 }
 
 TEST(TraOps, PaperTile) {
   // Tile(1,2)(R_B): each 2x4 chunk cut into 2x2 pieces; the piece number is a
   // new last key dimension (§3.1 (6)).
-  const Tuples t = logical::tile(relation_b(), 1, 2);
+  const Tuples t = exec::local::tile(relation_b(), 1, 2);
   const std::map<Key, std::vector<double>> want{{{0, 0}, {1, 2, 3, 4}},
                                                 {{0, 1}, {5, 6, 7, 8}},
                                                 {{1, 0}, {9, 10, 11, 12}},
@@ -147,13 +148,13 @@ TEST(TraOps, PaperTile) {
   EXPECT_EQ(contents(t), want);
   for (const auto& [k, s] : shapes(t)) EXPECT_EQ(s, (Shape{2, 2}));
   // A size that does not divide the dimension is an internal error.
-  EXPECT_THROW(logical::tile(relation_b(), 1, 3), tra::InternalError);
+  EXPECT_THROW(exec::local::tile(relation_b(), 1, 3), tra::InternalError);
 }
 
 TEST(TraOps, PaperReKeyOfTile) {
   // ReKey(<k0,k1> -> <2k0+k1>)(Tile(1,2)(R_B)): a 2x8 matrix in four 2x2 chunks.
   const auto merge = logical::KeyExpr::parse_map("[2*k0 + k1]", 2, kHere);
-  const Tuples r = logical::rekey(logical::tile(relation_b(), 1, 2), merge);
+  const Tuples r = exec::local::rekey(exec::local::tile(relation_b(), 1, 2), merge);
   const std::map<Key, std::vector<double>> want{
       {{0}, {1, 2, 3, 4}}, {{1}, {5, 6, 7, 8}}, {{2}, {9, 10, 11, 12}}, {{3}, {13, 14, 15, 16}}};
   EXPECT_EQ(contents(r), want);
@@ -169,12 +170,12 @@ TEST(TraOps, PaperReKeyOfTile) {
 
 TEST(TraOps, PaperConcatUndoesTile) {
   // Concat(1,1)(Tile(1,2)(R_B)) = R_B (§3.1 (7)).
-  const Tuples c = logical::concat(logical::tile(relation_b(), 1, 2), 1, 1);
+  const Tuples c = exec::local::concat(exec::local::tile(relation_b(), 1, 2), 1, 1);
   EXPECT_EQ(contents(c), contents(relation_b()));
   for (const auto& [k, s] : shapes(c)) EXPECT_EQ(s, (Shape{2, 4}));
   // Concat along key dimension 0 stacks the pieces of a column pair instead:
   // group <k1>, pieces ordered by k0, concatenated along array dimension 0.
-  const Tuples rows = logical::concat(logical::tile(relation_b(), 1, 2), 0, 0);
+  const Tuples rows = exec::local::concat(exec::local::tile(relation_b(), 1, 2), 0, 0);
   EXPECT_EQ(contents(rows).at({1}), (std::vector<double>{5, 6, 7, 8, 13, 14, 15, 16}));
   EXPECT_EQ(shapes(rows).at({1}), (Shape{4, 2}));
 }
@@ -197,21 +198,15 @@ TEST(TraOps, PaperDiagonalOfSum) {
     });
     return r;
   };
-  const Tuples joined = logical::join(relation(x), relation(y), {0, 1}, {0, 1}, mat_add);
+  const Tuples joined = exec::local::join(relation(x), relation(y), {0, 1}, {0, 1}, mat_add);
   ASSERT_EQ(joined.size(), 4u);  // the right key has nothing left after its join positions
-  const Tuples on_diag = logical::filter(joined, logical::KeyExpr::parse_predicate("k0 == k1", 2, kHere));
+  const Tuples on_diag = exec::local::filter(joined, logical::KeyExpr::parse_predicate("k0 == k1", 2, kHere));
   ASSERT_EQ(on_diag.size(), 2u);
-  const Tuples rekeyed = logical::rekey(on_diag, logical::KeyExpr::parse_map("[k0]", 2, kHere));
-  const Tuples d = logical::transform(rekeyed, [](const Chunk& c) { return kernels::diagonal(c); });
+  const Tuples rekeyed = exec::local::rekey(on_diag, logical::KeyExpr::parse_map("[k0]", 2, kHere));
+  const Tuples d = exec::local::transform(rekeyed, [](const Chunk& c) { return kernels::diagonal(c); });
 
   std::map<Key, std::vector<double>> want;
   for (int t = 0; t < 4; ++t) want[{t / 2}].push_back(x[t * 4 + t] + y[t * 4 + t]);
   EXPECT_EQ(contents(d), want);
   for (const auto& [k, s] : shapes(d)) EXPECT_EQ(s, (Shape{2}));
-}
-
-TEST(TraOps, Complement) {
-  EXPECT_EQ(logical::complement(4, {1, 3}), (std::vector<int>{0, 2}));
-  EXPECT_EQ(logical::complement(2, {}), (std::vector<int>{0, 1}));
-  EXPECT_TRUE(logical::complement(2, {0, 1}).empty());
 }
