@@ -3,7 +3,7 @@
 #include <numeric>
 
 #include "tra/common/error.hpp"
-#include "tra/exec/local/tra_ops.hpp"
+#include "tra/core/key.hpp"
 #include "tra/physical/infer.hpp"
 #include "tra/physical/plan_edit.hpp"
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "tra/exec/local/tra_ops.hpp"
+#include "tra/core/key.hpp"
 #include "tra/physical/ops/ops.hpp"
 
 namespace tra::physical {

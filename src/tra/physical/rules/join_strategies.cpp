@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "tra/core/processor_grid.hpp"
-#include "tra/exec/local/tra_ops.hpp"
+#include "tra/core/key.hpp"
 #include "tra/physical/plan_edit.hpp"
 
 namespace tra::physical {
