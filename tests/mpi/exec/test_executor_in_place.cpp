@@ -7,13 +7,11 @@
 #include <cfloat>
 #include <set>
 
+#include "support/planned.hpp"
 #include "support/reference_evaluator.hpp"
 #include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/io/deck/deck_reader.hpp"
-#include "tra/logical/lower.hpp"
-#include "tra/physical/compile.hpp"
-#include "tra/physical/optimizer.hpp"
 
 namespace tra {
 namespace {
@@ -35,21 +33,10 @@ graph:
 // join's inputs held when the join began.
 std::pair<std::map<std::string, testing::Dense>, bool> run(const std::vector<std::string>& kept) {
   comm::Communicator c;
-  const model::Workflow wf = io::parse_deck(kDeck, "case.yaml", "");
-  const auto low = logical::lower(wf, c.size());
-  physical::IaPlan ia = physical::compile(low.plan, c.size());
-  ia.roots.clear();
-  std::set<int> keep;
-  for (const std::string& t : kept) {
-    const int n = ia.tra_to_ia[static_cast<size_t>(low.tensor_node.at(t))];
-    ia.roots.push_back(n);
-  }
-  ia = physical::optimize(ia, {}).chosen;
-  std::map<std::string, int> node_of;
-  for (size_t k = 0; k < kept.size(); ++k) {
-    node_of[kept[k]] = ia.roots[k];
-    keep.insert(ia.roots[k]);
-  }
+  const test::PlannedFor p = test::planned_for(kDeck, c.size(), kept);
+  const physical::IaPlan& ia = p.plan;
+  const std::map<std::string, int>& node_of = p.node;
+  const std::set<int> keep(ia.roots.begin(), ia.roots.end());
   const int w = node_of.at("W");
   EXPECT_EQ(ia.node(w).kind(), IaNode::Kind::LocalJoin) << "W is computed by its join";
   exec::Executor ex(ia, c, keep);

@@ -10,14 +10,12 @@
 #include <cfloat>
 #include <set>
 
+#include "support/planned.hpp"
 #include "support/reference_evaluator.hpp"
 #include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/exec/loop_carry.hpp"
 #include "tra/io/deck/deck_reader.hpp"
-#include "tra/logical/lower.hpp"
-#include "tra/physical/compile.hpp"
-#include "tra/physical/optimizer.hpp"
 
 namespace tra {
 namespace {
@@ -45,11 +43,9 @@ std::set<const Scalar*> buffers(const std::vector<Tuple>& tuples) {
 TEST(ExecutorRuns, OneExecutorRunsALoopAndKeepsTheCarriedTensorInItsBuffers) {
   comm::Communicator c;
   const model::Workflow wf = io::parse_deck(kDeck, "case.yaml", "");
-  const auto low = logical::lower(wf, c.size());
-  physical::IaPlan ia = physical::compile(low.plan, c.size());
-  ia.roots = {ia.tra_to_ia[static_cast<size_t>(low.tensor_node.at("U"))]};
-  ia = physical::optimize(ia, {}).chosen;
-  const int u = ia.roots.at(0);
+  const test::PlannedFor p = test::planned_for(kDeck, c.size(), {"U"});
+  const physical::IaPlan& ia = p.plan;
+  const int u = p.node.at("U");
   std::vector<int> scans_of_w;
   for (size_t i = 0; i < ia.nodes.size(); ++i)
     if (ia.nodes[i].kind() == IaNode::Kind::Scan && ia.nodes[i].scan().source->name == "W") scans_of_w.push_back(static_cast<int>(i));
