@@ -5,9 +5,9 @@
 // include the contention of all ranks working at once.
 //
 // Exit status: 0 ok, 2 user error (printed once, by rank 0), 1 internal error.
+#include <mpi.h>
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
-#include <mpi.h>
 
 #include <cstdio>
 #include <iostream>
@@ -60,8 +60,7 @@ void print_table(const tra::physical::Rates& r, int ranks, double seconds, const
   };
   std::printf("tra-calibrate: measured on %d rank%s in %.1f s\n", ranks, ranks == 1 ? "" : "s", seconds);
   for (const Row& row : rows)
-    std::printf("  %-16s %10.3g   %s%s\n", row.name, row.value, row.unit,
-                row.measured ? "" : " (default: one rank moves nothing)");
+    std::printf("  %-16s %10.3g   %s%s\n", row.name, row.value, row.unit, row.measured ? "" : " (default: one rank moves nothing)");
   std::printf("tra-calibrate: wrote %s; use it with: tra-run --calibration %s DECK\n", file.c_str(), file.c_str());
   std::fflush(stdout);
 }

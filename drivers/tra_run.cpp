@@ -2,9 +2,9 @@
 //
 // Exit status: 0 ok, 2 user error (deck, data, options; printed once, by rank 0),
 // 1 internal error (printed by the rank that hit it; all ranks are stopped).
+#include <mpi.h>
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
-#include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -41,9 +41,9 @@ int main(int argc, char** argv) {
   app.add_option("deck", opt.deck, "the YAML workflow deck")->required();
   std::string explain;
   app.add_flag("--explain{plan}", explain,
-                 "print the partitioning, the TRA plan, the rules applied, the alternatives considered and the chosen IA plan "
-                 "with predicted costs; --explain=analyze also runs it and prints predicted against measured floats and time per operator; "
-                 "--explain=dot prints the chosen IA plan as a Graphviz graph (| dot -Tsvg -o plan.svg) and stops");
+               "print the partitioning, the TRA plan, the rules applied, the alternatives considered and the chosen IA plan "
+               "with predicted costs; --explain=analyze also runs it and prints predicted against measured floats and time per operator; "
+               "--explain=dot prints the chosen IA plan as a Graphviz graph (| dot -Tsvg -o plan.svg) and stops");
   app.add_option("--disable", opt.disable,
                  "switch off an optimizer rule, a join strategy family, a search phase, or eindecomp's check of the baselines' labelings: " +
                      tra::app::disable_names() + "; repeatable");
@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
   const std::string deck_value_help[] = {
       "how every EinSum statement's d is chosen: " + tra::model::partitioner_names() + " (sets run/partitioner)",
       "kernel calls per rank for the partitioner: 1, 2, 4, ... 1024 (sets run/overdecomposition)",
-      "force every join with an aggregation to a strategy family: " + tra::app::strategy_names() + " (auto: the cheapest; sets run/optimizer/strategy)",
+      "force every join with an aggregation to a strategy family: " + tra::app::strategy_names() +
+          " (auto: the cheapest; sets run/optimizer/strategy)",
   };
   static_assert(sizeof(deck_value_help) / sizeof(deck_value_help[0]) == std::size(tra::app::kDeckValueOptions), "one help per option");
   for (size_t i = 0; i < std::size(tra::app::kDeckValueOptions); ++i) {
@@ -59,10 +60,13 @@ int main(int argc, char** argv) {
     app.add_option_function<std::string>(
         option, [&opt, option](const std::string& v) { opt.deck_values.emplace_back(option, v); }, deck_value_help[i]);
   }
-  app.add_option("--calibration", opt.calibration, "machine rates measured by tra-calibrate (default: the deck's run: optimizer: calibration, else built-in rates)");
-  app.add_option("--report", opt.report, "write the run report as JSON to this file (per operator: kind, time, floats, GFLOP/s; totals; the plan choice)");
+  app.add_option("--calibration", opt.calibration,
+                 "machine rates measured by tra-calibrate (default: the deck's run: optimizer: calibration, else built-in rates)");
+  app.add_option("--report", opt.report,
+                 "write the run report as JSON to this file (per operator: kind, time, floats, GFLOP/s; totals; the plan choice)");
   app.add_option("--resume", opt.resume, "continue a training run from a checkpoint its deck wrote (train: checkpoint:)");
-  app.add_option("--set", opt.set, "replace a deck value: PATH=VALUE, as run/partitioner=sqrt, tensors/X/shape=[4096,512] or params/n=8192; repeatable");
+  app.add_option("--set", opt.set,
+                 "replace a deck value: PATH=VALUE, as run/partitioner=sqrt, tensors/X/shape=[4096,512] or params/n=8192; repeatable");
   app.add_flag("--dry-run", opt.dry_run, "plan only: stop before execution, write nothing");
   app.add_option("--output-dir", opt.output_dir, "folder for output files given with relative paths (default: current folder)");
   app.add_flag("-v,--verbose", opt.verbose, "show every operator as it runs");
@@ -83,7 +87,9 @@ int main(int argc, char** argv) {
   // CLI11 reads `--explain=` (an empty mode) as a bare --explain.
   const bool empty_explain = std::find(args.begin(), args.end(), "--explain=") != args.end();
   if (app.count("--explain") && (empty_explain || (explain != "plan" && explain != "analyze" && explain != "dot"))) {
-    if (rank == 0) std::cerr << "tra-run: error: --explain=" << (empty_explain ? "" : explain) << ": expected --explain, --explain=plan, --explain=analyze or --explain=dot" << std::endl;
+    if (rank == 0)
+      std::cerr << "tra-run: error: --explain=" << (empty_explain ? "" : explain)
+                << ": expected --explain, --explain=plan, --explain=analyze or --explain=dot" << std::endl;
     MPI_Finalize();
     return 2;
   }

@@ -17,7 +17,7 @@ static double now(void) {
 }
 
 /* Deterministic values in [-1, 1), cheap to generate (no libm). */
-static void fill(double *m, size_t n, unsigned seed) {
+static void fill(double* m, size_t n, unsigned seed) {
   unsigned x = seed * 2654435761u + 1u;
   for (size_t i = 0; i < n; ++i) {
     x = x * 1664525u + 1013904223u; /* LCG */
@@ -25,7 +25,7 @@ static void fill(double *m, size_t n, unsigned seed) {
   }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 2 || argc > 3) {
     fprintf(stderr, "usage: %s N [reps]\n", argv[0]);
     return 2;
@@ -37,8 +37,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t nn = (size_t)n * (size_t)n;
-  double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b),
-         *c = malloc(nn * sizeof *c);
+  double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b), *c = malloc(nn * sizeof *c);
   if (!a || !b || !c) {
     fprintf(stderr, "openblas_dgemm: out of memory for N=%ld\n", n);
     return 1;
@@ -50,20 +49,17 @@ int main(int argc, char **argv) {
   /* Warm-up at a smaller size: starts OpenBLAS's thread pool and allocates
    * its buffers, without costing a full-size multiply. */
   int w = n < 1000 ? (int)n : 1000;
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, w, w, w, 1.0, a, w,
-              b, w, 0.0, c, w);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, w, w, w, 1.0, a, w, b, w, 0.0, c, w);
 
   double best = 1e300;
   for (int r = 0; r < reps; ++r) {
     double t0 = now();
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n,
-                (int)n, 1.0, a, (int)n, b, (int)n, 0.0, c, (int)n);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, a, (int)n, b, (int)n, 0.0, c, (int)n);
     double t = now() - t0;
     if (t < best) best = t;
   }
   double gflops = 2.0 * (double)n * (double)n * (double)n / best / 1e9;
-  printf("openblas_dgemm N=%ld threads=%d seconds=%.6f gflops=%.3f\n", n,
-         openblas_get_num_threads(), best, gflops);
+  printf("openblas_dgemm N=%ld threads=%d seconds=%.6f gflops=%.3f\n", n, openblas_get_num_threads(), best, gflops);
   free(a);
   free(b);
   free(c);

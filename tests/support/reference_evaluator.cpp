@@ -32,10 +32,18 @@ Dense evaluate(const einsum::EinSum& st, const std::map<std::string, Dense>& ten
     const double val = st.join.eval(x, y);
     double& o = out.v[static_cast<size_t>(linearize(index_of(st.output.labels, a), out.shape))];
     switch (st.agg) {
-      case einsum::AggOp::None: o = val; break;
-      case einsum::AggOp::Sum: o += val; break;
-      case einsum::AggOp::Max: o = std::max(o, val); break;
-      case einsum::AggOp::Min: o = std::min(o, val); break;
+      case einsum::AggOp::None:
+        o = val;
+        break;
+      case einsum::AggOp::Sum:
+        o += val;
+        break;
+      case einsum::AggOp::Max:
+        o = std::max(o, val);
+        break;
+      case einsum::AggOp::Min:
+        o = std::min(o, val);
+        break;
     }
   });
   return out;

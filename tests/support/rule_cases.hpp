@@ -33,8 +33,8 @@
 
 #include "support/tolerance.hpp"
 #include "tra/comm/exchange.hpp"
-#include "tra/exec/executor.hpp"
 #include "tra/einsum/parser.hpp"
+#include "tra/exec/executor.hpp"
 #include "tra/exec/local/tra_ops.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
 #include "tra/model/workflow.hpp"
@@ -148,10 +148,14 @@ inline KeyPredicate predicate(const std::string& text, int arity) {
 inline std::string predicate_text(Rng& rng, int d) {
   const std::string k = "k" + std::to_string(d);
   switch (draw(rng, 0, 3)) {
-    case 0: return k + " % 2 == 0";
-    case 1: return k + " < 2";
-    case 2: return k + " != 1";
-    default: return k + " >= 1";
+    case 0:
+      return k + " % 2 == 0";
+    case 1:
+      return k + " < 2";
+    case 2:
+      return k + " != 1";
+    default:
+      return k + " >= 1";
   }
 }
 
@@ -212,13 +216,15 @@ inline ArrayOp random_array_op(Rng& rng, const Shape& in, bool allow_identity = 
   const int kind = static_cast<int>(draw(rng, allow_identity ? 0 : 1, 4));
   const std::vector<std::string> x = labels("a", in.size());
   switch (kind) {
-    case 0: return {{}, 0, in};
+    case 0:
+      return {{}, 0, in};
     case 1: {
       std::ostringstream t;
       t << "x * " << static_cast<double>(draw(rng, -3, 3)) / 2 + 0.25;
       return elements(t.str(), in);
     }
-    case 2: return elements("x * x - 0.5", in);
+    case 2:
+      return elements("x * x - 0.5", in);
     case 3: {  // sum over the last array dimension: the chunk loses it
       if (in.size() < 2) return elements("x + 1", in);
       std::vector<std::string> y = x;
@@ -324,9 +330,12 @@ inline int join(IaPlan& p, int l, int r, const RelType& lt, const RelType& rt, s
 
 inline einsum::AggOp random_agg_op(Rng& rng) {
   switch (draw(rng, 0, 2)) {
-    case 0: return einsum::AggOp::Sum;
-    case 1: return einsum::AggOp::Max;
-    default: return einsum::AggOp::Min;
+    case 0:
+      return einsum::AggOp::Sum;
+    case 1:
+      return einsum::AggOp::Max;
+    default:
+      return einsum::AggOp::Min;
   }
 }
 
@@ -336,7 +345,8 @@ inline int aggregate(IaPlan& p, int in, const RelType& in_type, std::vector<int>
   n.inputs = {in};
   n.out_type = RelType{project(in_type.frontier, group_by), in_type.chunk_shape};
   n.agg().group_by = std::move(group_by);
-  n.agg().kernel = physical::AggKernel{physical::AggKernel::Fold{op}, {}};  // a join feeding it runs streamed (exec/join_aggregate), as compiled aggregations do
+  n.agg().kernel =
+      physical::AggKernel{physical::AggKernel::Fold{op}, {}};  // a join feeding it runs streamed (exec/join_aggregate), as compiled aggregations do
   n.agg().decomposable = true;
   n.detail = dims_text(n.agg().group_by) + ", " + einsum::agg_name(op);
   return physical::add_node(p, std::move(n));
@@ -411,8 +421,8 @@ using tra::testing::reorder_tolerance;
 struct Case {
   IaPlan plan;
   int at = -1;
-  double tol = 0;      // 0: both sides must agree exactly
-  std::string what;    // in words, for failure messages
+  double tol = 0;  // 0: both sides must agree exactly
+  std::string what;  // in words, for failure messages
 };
 
 inline int nsites() {

@@ -16,9 +16,7 @@ inline double sum_tolerance(double k, double abs_sum) { return 2.0 * k * DBL_EPS
 
 // The same for a K-long dot product of values bounded by |x| <= X and
 // |y| <= Y (Σ|terms| <= K X Y).
-inline double dot_tolerance(std::int64_t k, double x, double y) {
-  return sum_tolerance(static_cast<double>(k), static_cast<double>(k) * x * y);
-}
+inline double dot_tolerance(std::int64_t k, double x, double y) { return sum_tolerance(static_cast<double>(k), static_cast<double>(k) * x * y); }
 
 // The same for a sum of K terms each bounded by X (Σ|terms| <= K X).
 inline double reorder_tolerance(std::int64_t k, double x) { return dot_tolerance(k, x, 1.0); }

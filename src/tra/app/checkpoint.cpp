@@ -20,7 +20,7 @@ namespace {
 const char* const kDone = "tra_checkpoint_iterations_done";
 const char* const kSetup = "tra_checkpoint_setup";
 const char* const kRanks = "tra_ranks";
-const char* const kPlan = "tra_checkpoint_plan";              // the IA plan's digest
+const char* const kPlan = "tra_checkpoint_plan";  // the IA plan's digest
 const char* const kPartitioner = "tra_checkpoint_partitioner";
 
 std::string joined(const std::vector<SetupPart>& parts) {
@@ -89,7 +89,8 @@ Checkpoint read_here(const std::string& path, const PlannedDeck& planned, const 
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != done->size() || ck.done < 0) throw UserError(what + "attribute " + std::string(kDone) + " is '" + *done + "', not a count");
+  if (used == 0 || used != done->size() || ck.done < 0)
+    throw UserError(what + "attribute " + std::string(kDone) + " is '" + *done + "', not a count");
   if (ck.done >= train.iterations)
     throw UserError(train.iterations_loc, what + "the checkpoint is after iteration " + std::to_string(ck.done) + ", but the deck runs " +
                                               std::to_string(train.iterations) + "; nothing is left to run");
@@ -125,8 +126,12 @@ CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::Trai
   const auto num = [](double x) { return shortest_text(x); };
   std::string rule;
   switch (u.kind) {
-    case model::UpdateRule::Kind::Sgd: rule = "sgd lr " + num(u.lr); break;
-    case model::UpdateRule::Kind::Momentum: rule = "momentum lr " + num(u.lr) + " beta " + num(u.beta); break;
+    case model::UpdateRule::Kind::Sgd:
+      rule = "sgd lr " + num(u.lr);
+      break;
+    case model::UpdateRule::Kind::Momentum:
+      rule = "momentum lr " + num(u.lr) + " beta " + num(u.beta);
+      break;
     case model::UpdateRule::Kind::Adam:
       rule = "adam lr " + num(u.lr) + " beta1 " + num(u.beta) + " beta2 " + num(u.beta2) + " eps " + num(u.eps);
       break;
@@ -138,10 +143,11 @@ CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::Trai
       batches_at = t.batch->loc;
       break;
     }
-  r.setup = {{rule, u.loc},
-             {"order " + (train.order == model::TrainSettings::Order::Shuffled ? "shuffled seed " + std::to_string(train.seed) : std::string("sequential")),
-              order_at},
-             {std::to_string(batches_per_epoch) + " batch(es) per epoch", batches_at}};
+  r.setup = {
+      {rule, u.loc},
+      {"order " + (train.order == model::TrainSettings::Order::Shuffled ? "shuffled seed " + std::to_string(train.seed) : std::string("sequential")),
+       order_at},
+      {std::to_string(batches_per_epoch) + " batch(es) per epoch", batches_at}};
   r.ranks = ranks;
   r.plan = Digest().add(planned.optimized.chosen.parameters()).hex();  // equal plans print alike, any other prints differently
   r.partitioner = planned.lowering.decomposition.partitioner;
@@ -185,8 +191,9 @@ Checkpoint read_checkpoint(const comm::Communicator& c, const std::string& path,
   const long long done_on_0 = std::stoll(c.broadcast(std::to_string(ck.done)));
   comm::agree(c, [&] {
     if (digest != digest_on_0)
-      throw UserError("--resume " + path + ": this rank read another checkpoint than rank 0 (after iteration " + std::to_string(ck.done) +
-                      " here, " + std::to_string(done_on_0) + " on rank 0, or other values); every rank must resume from the same file "
+      throw UserError("--resume " + path + ": this rank read another checkpoint than rank 0 (after iteration " + std::to_string(ck.done) + " here, " +
+                      std::to_string(done_on_0) +
+                      " on rank 0, or other values); every rank must resume from the same file "
                       "(a stale copy on one node?)");
   });
   // The promise holds for the same arithmetic: the same ranks and plan.
@@ -194,8 +201,8 @@ Checkpoint read_checkpoint(const comm::Communicator& c, const std::string& path,
   if (by.ranks != std::to_string(now.ranks))
     differs = "on " + (by.ranks.empty() ? std::string("unrecorded") : by.ranks) + " rank(s), now " + std::to_string(now.ranks);
   else if (by.plan != now.plan)
-    differs = "under another IA plan (partitioner " + (by.partitioner.empty() ? std::string("unrecorded") : by.partitioner) + ", now " + now.partitioner +
-              "; or other --disable, --strategy, calibration or memory bounds)";
+    differs = "under another IA plan (partitioner " + (by.partitioner.empty() ? std::string("unrecorded") : by.partitioner) + ", now " +
+              now.partitioner + "; or other --disable, --strategy, calibration or memory bounds)";
   if (!differs.empty())
     Log::warn("--resume " + path + ": the checkpoint was written " + differs +
               ": the result equals the uninterrupted run's within rounding, bit for bit only on the same ranks under the same plan");

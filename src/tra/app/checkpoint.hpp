@@ -28,9 +28,9 @@ struct SetupPart {
 // What a checkpoint records about the run that wrote it.
 struct CheckpointRecord {
   std::vector<SetupPart> setup;  // must match to resume
-  int ranks = 1;                 // a resume is bit for bit on the same ranks ...
-  std::string plan;              // ... and the same IA plan (a digest of IaPlan::parameters())
-  std::string partitioner;       // the plan's partitioner, for the message when plans differ
+  int ranks = 1;  // a resume is bit for bit on the same ranks ...
+  std::string plan;  // ... and the same IA plan (a digest of IaPlan::parameters())
+  std::string partitioner;  // the plan's partitioner, for the message when plans differ
 };
 
 CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::TrainSettings& train, Index batches_per_epoch, int ranks);

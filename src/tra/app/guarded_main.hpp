@@ -3,9 +3,9 @@
 // to the exit status the drivers promise: 0 ok, 2 user error (printed once, by
 // rank 0), 1 internal error (printed by the rank that hit it; all ranks are
 // stopped, so nothing hangs).
+#include <mpi.h>
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
-#include <mpi.h>
 
 #include <functional>
 #include <iostream>

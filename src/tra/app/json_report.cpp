@@ -13,10 +13,18 @@ std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) {
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(ch) < 0x20) {
           char esc[8];
@@ -39,8 +47,8 @@ std::string number(double x) {
 
 }  // namespace
 
-std::string json_report(const PlannedDeck& planned, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
-                        const RunFacts& facts, const std::vector<IterationTimes>& iterations) {
+std::string json_report(const PlannedDeck& planned, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals, const RunFacts& facts,
+                        const std::vector<IterationTimes>& iterations) {
   const physical::IaPlan& plan = planned.optimized.chosen;
   std::ostringstream os;
   os << "{\n  \"version\": " << quoted(facts.version) << ",\n  \"command_line\": " << quoted(facts.command_line)
@@ -76,11 +84,12 @@ std::string json_report(const PlannedDeck& planned, const std::vector<exec::Node
   if (!iterations.empty()) {
     const IterationSummary s = summarize(iterations);
     const auto times = [&](const IterationTimes& t) {
-      return "{\"wall_seconds\": " + number(t.wall) + ", \"reading_seconds\": " + number(t.reading) + ", \"operator_seconds\": " + number(t.operators) +
-             ", \"gflop\": " + number(gflop) + ", \"moved_floats\": " + std::to_string(t.moved) + "}";
+      return "{\"wall_seconds\": " + number(t.wall) + ", \"reading_seconds\": " + number(t.reading) +
+             ", \"operator_seconds\": " + number(t.operators) + ", \"gflop\": " + number(gflop) + ", \"moved_floats\": " + std::to_string(t.moved) +
+             "}";
     };
-    os << ",\n  \"operators_scope\": \"last iteration\",\n  \"per_iteration\": {\"median\": " << times(s.median) << ",\n    \"last\": " << times(s.last)
-       << "}";
+    os << ",\n  \"operators_scope\": \"last iteration\",\n  \"per_iteration\": {\"median\": " << times(s.median)
+       << ",\n    \"last\": " << times(s.last) << "}";
     reading = s.sum.reading;
     operators = s.sum.operators;
     run_gflop = gflop * static_cast<double>(s.count);
@@ -90,10 +99,11 @@ std::string json_report(const PlannedDeck& planned, const std::vector<exec::Node
   os << ",\n  \"totals\": {\"wall_seconds\": " << number(facts.wall_seconds) << ", \"reading_seconds\": " << number(reading)
      << ", \"operator_seconds\": " << number(operators) << ", \"planning_seconds\": " << number(facts.planning_seconds)
      << ", \"total_seconds\": " << number(facts.total_seconds)
-     << (facts.writing_seconds >= 0 ? ", \"writing_seconds\": " + number(facts.writing_seconds) : std::string()) << ", \"gflop\": " << number(run_gflop)
-     << ", \"gflops\": " << number(operators > 0 ? run_gflop / operators : 0) << ", \"predicted_floats\": " << run_predicted
-     << ", \"moved_floats\": " << run_moved << ", \"peak_resident_bytes\": " << facts.peak_resident_bytes
-     << ", \"iterations\": " << facts.iterations << ", \"iterations_run\": " << static_cast<Index>(iterations.size()) << "}\n}\n";
+     << (facts.writing_seconds >= 0 ? ", \"writing_seconds\": " + number(facts.writing_seconds) : std::string())
+     << ", \"gflop\": " << number(run_gflop) << ", \"gflops\": " << number(operators > 0 ? run_gflop / operators : 0)
+     << ", \"predicted_floats\": " << run_predicted << ", \"moved_floats\": " << run_moved
+     << ", \"peak_resident_bytes\": " << facts.peak_resident_bytes << ", \"iterations\": " << facts.iterations
+     << ", \"iterations_run\": " << static_cast<Index>(iterations.size()) << "}\n}\n";
   return os.str();
 }
 

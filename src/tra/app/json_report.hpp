@@ -17,14 +17,14 @@ struct RunFacts {  // what the report says about the run besides its operators
   int ranks = 1;
   double wall_seconds = 0, planning_seconds = 0, total_seconds = 0;
   std::int64_t peak_resident_bytes = 0;  // measured, the largest rank's
-  Index iterations = 0;                  // a training run's, else 0
+  Index iterations = 0;  // a training run's, else 0
   double writing_seconds = -1;  // the outputs' writing; < 0: not yet known (the output files' own copy)
 };
 
 // `iterations`: a training run's (app/report.hpp). Its "operators" are then
 // the last iteration's ("operators_scope": "last iteration"), "totals" are
 // the whole run's sums, and "per_iteration" holds the median and the last.
-std::string json_report(const PlannedDeck& planned, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
-                        const RunFacts& facts, const std::vector<IterationTimes>& iterations = {});
+std::string json_report(const PlannedDeck& planned, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals, const RunFacts& facts,
+                        const std::vector<IterationTimes>& iterations = {});
 
 }  // namespace tra::app

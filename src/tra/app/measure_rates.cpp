@@ -1,7 +1,7 @@
 #include "tra/app/measure_rates.hpp"
 
-#include <KokkosBlas3_gemm.hpp>
 #include <unistd.h>
+#include <KokkosBlas3_gemm.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -211,9 +211,7 @@ physical::Rates measure_rates(const comm::Communicator& c) {
   // A rate of a site is the slowest site's (the plan waits for it); latency likewise.
   auto slowest = [&c](double rate) { return -c.max(-rate); };
   // A time too short for the clock would give an infinite rate: keep the default then.
-  auto settle = [](double measured, double fallback) {
-    return std::isfinite(measured) && measured > 0 ? round3(measured) : fallback;
-  };
+  auto settle = [](double measured, double fallback) { return std::isfinite(measured) && measured > 0 ? round3(measured) : fallback; };
   const GemmRates gemm = gemm_rates(c);
   r.gemm_flops = settle(slowest(gemm.flops), r.gemm_flops);
   r.memory_bytes = settle(slowest(gemm.bytes), r.memory_bytes);

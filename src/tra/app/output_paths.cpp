@@ -72,14 +72,15 @@ model::OutputStorage storage_of(const model::OutputDecl& o, const RelType& type)
   if (planned) s.chunks = type.chunk_shape;
   if (s.chunks.empty()) return s;
   if (s.chunks.size() != shape.size())
-    throw UserError(o.loc, "chunks " + shape_string(s.chunks) + " has " + std::to_string(s.chunks.size()) + " extents but " + o.tensor + " has shape " +
-                               shape_string(shape));
+    throw UserError(o.loc, "chunks " + shape_string(s.chunks) + " has " + std::to_string(s.chunks.size()) + " extents but " + o.tensor +
+                               " has shape " + shape_string(shape));
   for (size_t i = 0; i < shape.size(); ++i)
     if (s.chunks[i] > shape[i])
       throw UserError(o.loc, "chunks " + shape_string(s.chunks) + " is larger than " + o.tensor + "'s shape " + shape_string(shape) + " (dimension " +
                                  std::to_string(i) + ")");
   if (static_cast<double>(volume(s.chunks)) * (s.float32 ? 4 : 8) >= 4294967296.0)
-    throw UserError(o.loc, (planned ? "the plan's chunks " + shape_string(s.chunks) + ", which gzip uses without chunks:, " : "chunks " + shape_string(s.chunks) + " ") +
+    throw UserError(o.loc, (planned ? "the plan's chunks " + shape_string(s.chunks) + ", which gzip uses without chunks:, "
+                                    : "chunks " + shape_string(s.chunks) + " ") +
                                "hold 4 GiB or more; HDF5's chunks are smaller" + (planned ? ": give chunks:" : ""));
   return s;
 }
@@ -106,7 +107,8 @@ std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physica
       const bool nested = a == b || b.rfind(a + "/", 0) == 0 || a.rfind(b + "/", 0) == 0;
       if (keys[k] == key && nested)
         throw UserError(o.loc, "dataset " + b + " of " + p.path + " collides with dataset " + a + " written by the output at line " +
-                                   std::to_string(outputs[k].decl->loc.line) + (outputs[k].path == p.path ? "" : " (" + outputs[k].path + ", the same file)"));
+                                   std::to_string(outputs[k].decl->loc.line) +
+                                   (outputs[k].path == p.path ? "" : " (" + outputs[k].path + ", the same file)"));
     }
     // One spelling per file from here on: datasets are grouped by path.
     for (size_t k = 0; k < outputs.size(); ++k)

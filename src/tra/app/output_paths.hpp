@@ -35,7 +35,7 @@ std::vector<PlannedOutput> plan_outputs(const model::Workflow& wf, const physica
 struct OtherFile {
   std::string what;  // "the training log", "--report"
   std::string path;  // resolved; "" for none
-  SourceLoc where;   // where the deck names it; unknown for an option (`what` names it)
+  SourceLoc where;  // where the deck names it; unknown for an option (`what` names it)
 };
 
 // Each writable, none over a file the run reads, an output or each other;

@@ -56,14 +56,13 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
   // optimizer's state W.momentum, W.exp_avg ...) as the last update left it,
   // as the checkpoint holds it: X.next, not the X the last iteration read.
   const bool updating = wf.train && wf.train->optimizer;
-  auto written = [&](const std::string& t) {
-    return updating && low.tensor_node.count(autodiff::next_name(t)) ? autodiff::next_name(t) : t;
-  };
+  auto written = [&](const std::string& t) { return updating && low.tensor_node.count(autodiff::next_name(t)) ? autodiff::next_name(t) : t; };
   for (const auto& o : wf.outputs) {
     const int tra_node = low.tensor_node.at(written(o.tensor));
     const auto& node = low.plan.nodes[static_cast<size_t>(tra_node)];
     if (!node.type.standard() || node.keys.size() != static_cast<size_t>(node.type.tuples()))
-      throw UserError(o.loc, "'" + o.tensor + "' is a tensor relation (" + node.type.str() + ") that is not a whole tensor in standard form; concat or rekey it before writing");
+      throw UserError(o.loc, "'" + o.tensor + "' is a tensor relation (" + node.type.str() +
+                                 ") that is not a whole tensor in standard form; concat or rekey it before writing");
     table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(tra_node)]);
   }
   // And every iteration reads the loss and each loop-carried tensor's update.
@@ -79,8 +78,7 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
   PlannedDeck p;
   p.optimized = physical::optimize(table1, options);
   p.output_nodes = p.optimized.chosen.roots;
-  for (size_t i = 0; i < carried.size(); ++i)
-    p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
+  for (size_t i = 0; i < carried.size(); ++i) p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
   p.memory = physical::estimate_memory(p.optimized.chosen);
   p.carried = carried_tensors(p.optimized.chosen, p.iteration_nodes);
   p.carried_floats = carried_floats(p.optimized.chosen, p.carried);

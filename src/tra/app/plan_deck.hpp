@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "tra/model/workflow.hpp"
 #include "tra/logical/lower.hpp"
+#include "tra/model/workflow.hpp"
 #include "tra/physical/memory_estimate.hpp"
 #include "tra/physical/optimizer.hpp"
 
@@ -37,11 +37,11 @@ inline constexpr std::size_t kMaxCheckedStatements = 64;
 // One labeling that was lowered and optimized.
 struct LabelingCandidate {
   std::string partitioner;  // whose d's: eindecomp, model-parallel, data-parallel, sqrt
-  std::string same_as;      // not optimized: its d's are those of this earlier candidate
+  std::string same_as;  // not optimized: its d's are those of this earlier candidate
   physical::PlanCost cost;  // of its optimized IA plan
   Index replicated_reads = 0;  // floats of inputs read on more than one site, beyond the first copy
-  std::int64_t peak_bytes = 0; // estimated peak memory per rank (physical/memory_estimate.hpp)
-  Index carried_floats = 0;    // a training step's loop-carried tensors between iterations
+  std::int64_t peak_bytes = 0;  // estimated peak memory per rank (physical/memory_estimate.hpp)
+  Index carried_floats = 0;  // a training step's loop-carried tensors between iterations
   double carried_seconds = 0;  // their time at the shuffle rate
   bool chosen = false;
   Index floats() const { return cost.floats_moved + replicated_reads + carried_floats; }  // what decides between estimates alike
@@ -55,11 +55,11 @@ struct LabelingCandidate {
 bool preferred(const LabelingCandidate& a, const LabelingCandidate& b, std::int64_t memory_per_rank = 0);
 
 struct PlannedDeck {
-  model::Workflow workflow;         // the deck's, with a training deck's gradient statements after its own
+  model::Workflow workflow;  // the deck's, with a training deck's gradient statements after its own
   std::size_t deck_statements = 0;  // how many of workflow.graph the deck wrote
-  logical::Lowering lowering;       // of the chosen labeling
-  physical::Optimized optimized;    // its IA plan
-  std::vector<int> output_nodes;    // wf.outputs[i] -> node of optimized.chosen (a trained parameter: its update)
+  logical::Lowering lowering;  // of the chosen labeling
+  physical::Optimized optimized;  // its IA plan
+  std::vector<int> output_nodes;  // wf.outputs[i] -> node of optimized.chosen (a trained parameter: its update)
   // A training run's: the loss and every X.next (X read by the next
   // iteration) -> node of optimized.chosen.
   std::map<std::string, int> iteration_nodes;
@@ -81,7 +81,7 @@ struct PlannedDeck {
   Index carried_floats = 0;
   physical::MemoryEstimate memory;  // of the chosen plan: above options' memory_per_rank only when no labeling compared fits (it needs least)
   std::vector<LabelingCandidate> candidates;  // empty when no check was made
-  std::string check_note;           // why there was no check, when there was a reason to say
+  std::string check_note;  // why there was no check, when there was a reason to say
 };
 
 PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options);

@@ -55,8 +55,8 @@ IterationSummary summarize(const std::vector<IterationTimes>& iterations) {
   return s;
 }
 
-std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
-                          double wall_seconds, const std::vector<IterationTimes>& iterations) {
+std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals, double wall_seconds,
+                          const std::vector<IterationTimes>& iterations) {
   std::ostringstream os;
   char line[512];
   const bool training = !iterations.empty();
@@ -78,8 +78,7 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
     char rate[32] = "";
     if (run_gflop > 0 && r.seconds > 0) std::snprintf(rate, sizeof rate, "%.2f", run_gflop / r.seconds);
     std::snprintf(line, sizeof line, "p%-4zu %s %10.4f %14s %14s %10s  %s\n", i, pad_right(n.name(), 6).c_str(), r.seconds,
-                  moves ? std::to_string(n.predicted_floats).c_str() : "", moves ? std::to_string(r.floats_moved).c_str() : "", rate,
-                  detail.c_str());
+                  moves ? std::to_string(n.predicted_floats).c_str() : "", moves ? std::to_string(r.floats_moved).c_str() : "", rate, detail.c_str());
     os << line;
   }
   std::snprintf(line, sizeof line, "floats moved%s: predicted %lld, measured %lld%s\n", training ? " in the last iteration" : "",
@@ -90,8 +89,10 @@ std::string format_report(const physical::IaPlan& plan, const std::vector<exec::
     // Two scopes, each labelled: an iteration's (median and last), and the
     // whole run's sums, on which the summary line reports.
     const IterationSummary s = summarize(iterations);
-    std::snprintf(line, sizeof line, "per iteration: median wall %.4f s (reading inputs %.4f s, operators %.4f s); last wall %.4f s (reading inputs %.4f s, operators %.4f s)\n",
-                  s.median.wall, s.median.reading, s.median.operators, s.last.wall, s.last.reading, s.last.operators);
+    std::snprintf(
+        line, sizeof line,
+        "per iteration: median wall %.4f s (reading inputs %.4f s, operators %.4f s); last wall %.4f s (reading inputs %.4f s, operators %.4f s)\n",
+        s.median.wall, s.median.reading, s.median.operators, s.last.wall, s.last.reading, s.last.operators);
     os << line;
     std::snprintf(line, sizeof line, "whole run, %lld iteration(s): wall %.4f s: reading inputs %.4f s, operators %.4f s\n",
                   static_cast<long long>(s.count), wall_seconds, s.sum.reading, s.sum.operators);
@@ -118,8 +119,8 @@ std::string format_analyze(const physical::IaPlan& plan, const physical::PlanCos
   std::ostringstream os;
   char line[512];
   os << "== explain analyze: predicted against measured, per operator\n";
-  std::snprintf(line, sizeof line, "%-5s %-6s %14s %14s %11s %11s  %s\n", "node", "op", "pred. floats", "moved floats", "pred. s",
-                "measured s", "detail");
+  std::snprintf(line, sizeof line, "%-5s %-6s %14s %14s %11s %11s  %s\n", "node", "op", "pred. floats", "moved floats", "pred. s", "measured s",
+                "detail");
   os << line;
   double measured_seconds = 0, predicted_seconds = 0;
   Index measured_floats = 0;
@@ -136,14 +137,16 @@ std::string format_analyze(const physical::IaPlan& plan, const physical::PlanCos
     held += r.held;
     const std::string detail = run_detail(plan, runs, i, 50) + (r.held ? " (held: nothing read)" : "");
     std::snprintf(line, sizeof line, "p%-4zu %s %14s %14s %11.4f %11.4f  %s\n", i, pad_right(n.name(), 6).c_str(),
-                  n.moves() ? std::to_string(n.predicted_floats).c_str() : "", n.moves() ? std::to_string(r.floats_moved).c_str() : "",
-                  pred, r.seconds, detail.c_str());
+                  n.moves() ? std::to_string(n.predicted_floats).c_str() : "", n.moves() ? std::to_string(r.floats_moved).c_str() : "", pred,
+                  r.seconds, detail.c_str());
     os << line;
   }
-  std::snprintf(line, sizeof line, "total: predicted %lld floats, %.4f s; measured %lld floats, %.4f s%s%s\n",
-                static_cast<long long>(predicted.floats_moved), predicted_seconds, static_cast<long long>(measured_floats), measured_seconds,
-                predicted.floats_moved == measured_floats ? " (floats equal)" : " (floats DIFFERENT)",
-                held ? ("; " + std::to_string(held) + " Scan(s) held from an earlier iteration read nothing, and their predicted reads are left out").c_str() : "");
+  std::snprintf(
+      line, sizeof line, "total: predicted %lld floats, %.4f s; measured %lld floats, %.4f s%s%s\n", static_cast<long long>(predicted.floats_moved),
+      predicted_seconds, static_cast<long long>(measured_floats), measured_seconds,
+      predicted.floats_moved == measured_floats ? " (floats equal)" : " (floats DIFFERENT)",
+      held ? ("; " + std::to_string(held) + " Scan(s) held from an earlier iteration read nothing, and their predicted reads are left out").c_str()
+           : "");
   os << line;
   return os.str();
 }

@@ -36,8 +36,8 @@ IterationSummary summarize(const std::vector<IterationTimes>& iterations);
 // `iterations`: a training run's (empty for any other run). The operator
 // table is then the last iteration's, and the totals are given per
 // iteration and for the whole run, each labelled.
-std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals,
-                          double wall_seconds, const std::vector<IterationTimes>& iterations = {});
+std::string format_report(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, const exec::RunTotals& totals, double wall_seconds,
+                          const std::vector<IterationTimes>& iterations = {});
 
 // EXPLAIN ANALYZE: per operator, the cost model's prediction beside the
 // measurement — floats moved (equal: placement is deterministic) and seconds.

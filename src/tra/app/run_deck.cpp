@@ -12,8 +12,8 @@
 #include "tra/app/checkpoint.hpp"
 #include "tra/app/json_report.hpp"
 #include "tra/app/output_paths.hpp"
-#include "tra/app/provenance.hpp"
 #include "tra/app/plan_deck.hpp"
+#include "tra/app/provenance.hpp"
 #include "tra/app/report.hpp"
 #include "tra/app/result_dataset.hpp"
 #include "tra/app/train_loop.hpp"
@@ -158,7 +158,8 @@ std::string command_line(int argc, char** argv) {
   std::string out;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
-    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == std::string::npos;
+    const bool plain =
+        !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == std::string::npos;
     std::string quoted = "'";
     for (char ch : a) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
     out += (i ? " " : "") + (plain ? a : quoted + "'");
@@ -200,8 +201,9 @@ void agree_run_path(const RunOptions& opt, const comm::Communicator& c) {
   const std::string on_0 = c.broadcast(mine);
   comm::agree(c, [&] {
     if (mine != on_0)
-      throw UserError("the ranks were given different options (rank 0:" + (on_0.empty() ? std::string(" none of") : on_0) + "; this rank:" +
-                      (mine.empty() ? std::string(" none of") : mine) + " --explain, --dry-run, --resume, --report); every rank must run the same command");
+      throw UserError("the ranks were given different options (rank 0:" + (on_0.empty() ? std::string(" none of") : on_0) +
+                      "; this rank:" + (mine.empty() ? std::string(" none of") : mine) +
+                      " --explain, --dry-run, --resume, --report); every rank must run the same command");
   });
 }
 
@@ -212,8 +214,9 @@ void agree_plan(const PlannedDeck& planned, const comm::Communicator& c) {
   const std::string mine = Digest().add(planned.optimized.chosen.parameters()).hex(), on_0 = c.broadcast(mine);
   comm::agree(c, [&] {
     if (mine != on_0)
-      throw UserError("this rank planned another IA plan than rank 0 (was it given other --set, --partitioner, --strategy, --disable or "
-                      "--calibration values?); every rank must plan alike");
+      throw UserError(
+          "this rank planned another IA plan than rank 0 (was it given other --set, --partitioner, --strategy, --disable or "
+          "--calibration values?); every rank must plan alike");
   });
 }
 
@@ -328,8 +331,7 @@ void plan_stage(Run& r) {
   if (r.wf.outputs.empty()) {
     std::string sinks;
     for (const auto& s : model::graph_sinks(planned.workflow)) sinks += (sinks.empty() ? "" : ", ") + s;
-    Log::warn("the deck has no outputs: computing the graph's results (" + (sinks.empty() ? std::string("none") : sinks) +
-              ") and writing nothing");
+    Log::warn("the deck has no outputs: computing the graph's results (" + (sinks.empty() ? std::string("none") : sinks) + ") and writing nothing");
   }
   for (const auto& note : planned.optimized.notes) Log::warn(note);
 }
@@ -379,8 +381,8 @@ void explain_stage(Run& r) {
               "; operators' results, not their scratch); the limit is " + physical::bytes_text(r.limit.bytes) + ", " + r.limit.origin);
     Log::info("== reads: inputs read on more than one rank add " + std::to_string(chosen_candidate(planned).replicated_reads) +
               " floats beyond their first copy");
-    if (r.training) Log::info("== between iterations the loop-carried tensors move " + std::to_string(planned.carried_floats) +
-                              " floats (predicted)");
+    if (r.training)
+      Log::info("== between iterations the loop-carried tensors move " + std::to_string(planned.carried_floats) + " floats (predicted)");
   }
   if (opt.dry_run) {
     Log::info("dry run: planned in " + std::to_string(r.plan_seconds) + " s; nothing executed, nothing written");
@@ -434,8 +436,16 @@ void execute_stage(Run& r) {
 void write_stage(Run& r) {
   const comm::Communicator& c = r.c;
   const exec::Executor& ex = *r.executor;
-  r.facts = {version_line("tra-run"), r.opt.command_line, r.started, r.host, c.size(), r.execute_seconds, r.plan_seconds, r.total.seconds(),
-             static_cast<std::int64_t>(c.max(static_cast<double>(peak_resident_bytes()))), r.training ? r.wf.train->iterations : 0};
+  r.facts = {version_line("tra-run"),
+             r.opt.command_line,
+             r.started,
+             r.host,
+             c.size(),
+             r.execute_seconds,
+             r.plan_seconds,
+             r.total.seconds(),
+             static_cast<std::int64_t>(c.max(static_cast<double>(peak_resident_bytes()))),
+             r.training ? r.wf.train->iterations : 0};
   // Group datasets by file; every rank writes the chunks it holds.
   std::map<std::string, io::hdf5::FileData> files;
   for (const auto& o : r.outputs) {
@@ -445,8 +455,8 @@ void write_stage(Run& r) {
     f.datasets.back().storage = o.storage;
   }
   // Every file records the same (rank 0's times: the writer writes rank 0's attributes).
-  const std::map<std::string, std::string> recorded =
-      provenance(r.wf, r.facts, {r.planned.lowering.plan.str(), r.ia().str(), r.report, json_report(r.planned, ex.stats(), ex.totals(), r.facts, r.iterations)});
+  const std::map<std::string, std::string> recorded = provenance(
+      r.wf, r.facts, {r.planned.lowering.plan.str(), r.ia().str(), r.report, json_report(r.planned, ex.stats(), ex.totals(), r.facts, r.iterations)});
   for (auto& [path, f] : files) {
     f.attributes = recorded;
     Log::progress("writing " + path);
@@ -473,7 +483,8 @@ void report_stage(Run& r) {
     r.facts.writing_seconds = r.writing_seconds;
     const exec::Executor& ex = *r.executor;
     comm::agree(r.c, [&] {
-      if (r.c.rank() == 0) io::write_text_file(r.report_path, json_report(r.planned, ex.stats(), ex.totals(), r.facts, r.iterations), "the JSON report");
+      if (r.c.rank() == 0)
+        io::write_text_file(r.report_path, json_report(r.planned, ex.stats(), ex.totals(), r.facts, r.iterations), "the JSON report");
     });
     Log::info("wrote the run report to " + r.report_path);
   }
@@ -486,7 +497,7 @@ struct Stage {
   void (*run)(Run&);
 };
 constexpr Stage kStages[] = {
-    {"read", read_stage}, {"plan", plan_stage},   {"files", files_stage},   {"explain", explain_stage},
+    {"read", read_stage},       {"plan", plan_stage},   {"files", files_stage},   {"explain", explain_stage},
     {"execute", execute_stage}, {"write", write_stage}, {"report", report_stage},
 };
 

@@ -16,16 +16,16 @@ struct RunOptions {
   std::string deck;
   enum class Explain { None, Plan, Analyze, Dot } explain = Explain::None;  // Dot: the chosen IA plan for Graphviz, then stop
   std::vector<std::string> disable;  // --disable: rule names or strategy families, added to the deck's
-  std::string calibration;           // --calibration: overrides the deck's file
+  std::string calibration;  // --calibration: overrides the deck's file
   // The options that set one deck value each (kDeckValueOptions), as given:
   // (option, value) in order.
   std::vector<std::pair<std::string, std::string>> deck_values;
   bool dry_run = false;
   bool verbose = false;
   std::string output_dir;  // relative output files land here ("" = current folder)
-  std::string resume;      // --resume: a training checkpoint to continue from ("" = start afresh)
+  std::string resume;  // --resume: a training checkpoint to continue from ("" = start afresh)
   std::string command_line;  // as typed, every option included: recorded in each output file
-  std::string report;        // --report: the run report as JSON, written here ("" = none)
+  std::string report;  // --report: the run report as JSON, written here ("" = none)
   std::vector<std::string> set;  // --set PATH=VALUE: deck values replaced (io/deck/deck_overrides.hpp)
 };
 
@@ -35,7 +35,7 @@ struct RunOptions {
 // written ("--partitioner sqrt: ...").
 struct DeckValueOption {
   const char* option;  // "--partitioner"
-  const char* path;    // "run/partitioner" (io/deck/deck_overrides.hpp)
+  const char* path;  // "run/partitioner" (io/deck/deck_overrides.hpp)
 };
 inline constexpr DeckValueOption kDeckValueOptions[] = {
     {"--partitioner", "run/partitioner"},

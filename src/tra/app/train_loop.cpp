@@ -158,7 +158,8 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     }
     throw UserError(train.loss_loc, "iteration " + std::to_string(iteration) + ": " + what +
                                         "; training stopped there and wrote no outputs (a NaN or an infinity in the data, a division by zero, "
-                                        "or a step too large for the loss)." + kept);
+                                        "or a step too large for the loss)." +
+                                        kept);
   };
   // One executor for every iteration: the plan's exchange counts and the
   // rest of what it decides are worked out once. Each run drops the last
@@ -196,8 +197,8 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     // parameter each iteration would cost a large model's step a few
     // percent, and between checks a NaN update shows in the next
     // iteration's loss, which it reaches through any path.
-    const auto [broken, nonfinite] = checkpointed || iteration == train.iterations ? first_nonfinite(*ex, planned.carried, ia, c)
-                                                                                 : std::pair<std::string, Index>{"", 0};
+    const auto [broken, nonfinite] =
+        checkpointed || iteration == train.iterations ? first_nonfinite(*ex, planned.carried, ia, c) : std::pair<std::string, Index>{"", 0};
     if (iteration < train.iterations && std::isfinite(loss) && broken.empty()) {
       for (const auto& [name, carried] : planned.carried) {
         const physical::IaNode& n = ia.node(carried.next);
@@ -225,7 +226,8 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     log.add(iteration, batch, loss, t, ex->totals().reading);
     if (!std::isfinite(loss)) stop(iteration, "the loss " + train.loss + " is " + (std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf"));
     if (!broken.empty())
-      stop(iteration, "the update left " + std::to_string(nonfinite) + " NaN or infinite value(s) in " + broken + " (a gradient or a step was not finite)");
+      stop(iteration,
+           "the update left " + std::to_string(nonfinite) + " NaN or infinite value(s) in " + broken + " (a gradient or a step was not finite)");
     if (checkpointed) {
       write_checkpoint(c, files.checkpoint, *ex, ia, next_nodes, iteration, record);
       last_checkpoint = iteration;

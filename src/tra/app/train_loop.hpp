@@ -49,14 +49,14 @@
 namespace tra::app {
 
 struct TrainFiles {
-  std::string log;         // the CSV log ("" = none)
+  std::string log;  // the CSV log ("" = none)
   std::string checkpoint;  // ("" = none)
 };
 
 struct TrainingRun {
-  std::unique_ptr<exec::Executor> last;     // the run's executor: its last iteration's results are the ones written out
-  std::vector<IterationTimes> iterations;   // each iteration run, the slowest rank's times
-  double seconds = 0;                       // the whole loop, the slowest rank's
+  std::unique_ptr<exec::Executor> last;  // the run's executor: its last iteration's results are the ones written out
+  std::vector<IterationTimes> iterations;  // each iteration run, the slowest rank's times
+  double seconds = 0;  // the whole loop, the slowest rank's
 };
 
 // `resume`: the state to start from (done = 0: the deck's sources), dropped

@@ -5,9 +5,9 @@
 #include <optional>
 #include <set>
 
+#include "tra/common/error.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/einsum/scalar_expr.hpp"
-#include "tra/common/error.hpp"
 
 namespace tra::autodiff {
 
@@ -25,8 +25,8 @@ using einsum::TensorRef;
 // The variables of the expressions below (ScalarExpr leaves).
 constexpr int kX0 = 0;  // the statement's first input
 constexpr int kX1 = 1;  // its second
-constexpr int kG = 2;   // the gradient arriving at its output
-constexpr int kZ = 3;   // its output
+constexpr int kG = 2;  // the gradient arriving at its output
+constexpr int kZ = 3;  // its output
 
 std::set<std::string> as_set(const Labels& a, const Labels& b = {}) {
   std::set<std::string> s(a.begin(), a.end());
@@ -36,11 +36,16 @@ std::set<std::string> as_set(const Labels& a, const Labels& b = {}) {
 
 const char* tra_op_name(model::TraStatement::Op op) {
   switch (op) {
-    case model::TraStatement::Op::Filter: return "filter";
-    case model::TraStatement::Op::ReKey: return "rekey";
-    case model::TraStatement::Op::Transform: return "transform";
-    case model::TraStatement::Op::Tile: return "tile";
-    case model::TraStatement::Op::Concat: return "concat";
+    case model::TraStatement::Op::Filter:
+      return "filter";
+    case model::TraStatement::Op::ReKey:
+      return "rekey";
+    case model::TraStatement::Op::Transform:
+      return "transform";
+    case model::TraStatement::Op::Tile:
+      return "tile";
+    case model::TraStatement::Op::Concat:
+      return "concat";
   }
   return "TRA";
 }
@@ -49,11 +54,16 @@ const char* tra_op_name(model::TraStatement::Op op) {
 // output z: exp' = z, sigmoid' = z(1 − z), tanh' = 1 − z², relu' = step(z).
 std::optional<ScalarExpr::Id> derivative_from_output(Op op, ScalarExpr& ex, ScalarExpr::Id z) {
   switch (op) {
-    case Op::Exp: return z;
-    case Op::Sigmoid: return ex.apply(Op::Mul, z, ex.apply(Op::Sub, ex.constant(1), z));
-    case Op::Tanh: return ex.apply(Op::Sub, ex.constant(1), ex.apply(Op::Sq, z));
-    case Op::Relu: return ex.apply(Op::Step, z);
-    default: return std::nullopt;
+    case Op::Exp:
+      return z;
+    case Op::Sigmoid:
+      return ex.apply(Op::Mul, z, ex.apply(Op::Sub, ex.constant(1), z));
+    case Op::Tanh:
+      return ex.apply(Op::Sub, ex.constant(1), ex.apply(Op::Sq, z));
+    case Op::Relu:
+      return ex.apply(Op::Step, z);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -72,7 +82,7 @@ class Backward {
           continue;
         }
         throw UserError(t->loc, std::string("the gradient cannot pass a ") + tra_op_name(t->op) + " statement (yet): '" + t->output +
-                                      "' lies on the path from a parameter to the loss '" + wf_.train->loss + "'; write it as an EinSum statement");
+                                    "' lies on the path from a parameter to the loss '" + wf_.train->loss + "'; write it as an EinSum statement");
         continue;
       }
       const EinSum& s = std::get<EinSum>(g[i]);
@@ -135,7 +145,8 @@ class Backward {
         for (const auto& in : model::statement_inputs(*it)) to_loss.insert(in);
     for (const auto& t : wf_.tensors)
       if (t.param && !to_loss.count(t.name))
-        throw UserError(t.param_loc, "parameter '" + t.name + "' has no path to the loss '" + train.loss + "': no statement that leads to the loss reads it");
+        throw UserError(t.param_loc,
+                        "parameter '" + t.name + "' has no path to the loss '" + train.loss + "': no statement that leads to the loss reads it");
     for (const auto& n : from_param)
       if (to_loss.count(n)) need_.insert(n);
   }
@@ -165,7 +176,9 @@ class Backward {
     slot_of.resize(4, -1);
     const auto p = ex.program(e, slot_of);
     if (!p)
-      throw UserError(s.loc, "the derivative of '" + s.text + "' does not fit one statement (at most 48 operations, 16 values pending); split the expression over several statements");
+      throw UserError(s.loc,
+                      "the derivative of '" + s.text +
+                          "' does not fit one statement (at most 48 operations, 16 values pending); split the expression over several statements");
     return *p;
   }
 
@@ -375,7 +388,7 @@ class Backward {
   std::vector<model::Statement> out_;
   struct Contribution {
     size_t statement = 0;  // its place in out_, or
-    std::string as_is;     // the tensor it is, unchanged
+    std::string as_is;  // the tensor it is, unchanged
   };
   std::map<std::string, std::vector<Contribution>> contributions_;
 };

@@ -40,8 +40,8 @@ namespace tra::autodiff {
 std::string grad_name(const std::string& tensor);
 
 struct Gradients {
-  model::Workflow workflow;         // the deck's statements, then the generated ones
-  std::size_t forward = 0;          // how many of workflow.graph are the deck's
+  model::Workflow workflow;  // the deck's statements, then the generated ones
+  std::size_t forward = 0;  // how many of workflow.graph are the deck's
   std::vector<std::string> params;  // in declaration order; each has grad_name(p)
 };
 

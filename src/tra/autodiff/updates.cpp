@@ -28,25 +28,29 @@ using Build = std::function<einsum::ScalarExpr::Id(einsum::ScalarExpr&, einsum::
 
 // out[l] = f(in0[l], in1[l]) element-wise over one label per dimension of
 // `rank`; a 0-d in1 (a step scalar) is read with no labels.
-einsum::EinSum elementwise(const std::string& out, const std::string& in0, const std::string& in1, bool in1_scalar, std::size_t rank,
-                           const Build& f, const SourceLoc& at) {
+einsum::EinSum elementwise(const std::string& out, const std::string& in0, const std::string& in1, bool in1_scalar, std::size_t rank, const Build& f,
+                           const SourceLoc& at) {
   einsum::Labels labels;
   for (std::size_t i = 0; i < rank; ++i) labels.push_back("u" + std::to_string(i));
   einsum::ScalarExpr ex;
   const einsum::ScalarProgram program = *ex.program(f(ex, ex.var(0), ex.var(1)), {0, 1});
   return einsum::make_sum_einsum(einsum::TensorRef{out, labels, at},
-                                 {einsum::TensorRef{in0, labels, at}, einsum::TensorRef{in1, in1_scalar ? einsum::Labels{} : labels, at}}, program, at);
+                                 {einsum::TensorRef{in0, labels, at}, einsum::TensorRef{in1, in1_scalar ? einsum::Labels{} : labels, at}}, program,
+                                 at);
 }
 
 // out = a·in0 + b·in1, as PyTorch rounds it (p − lr·g, β·buf + g): a factor
 // of 1 is left out (the expression simplifies it away). `nonnegative`:
 // projected onto x >= 0 (relu) in the same statement.
-einsum::EinSum combine(const std::string& out, const std::string& in0, Scalar a, const std::string& in1, Scalar b, std::size_t rank, const SourceLoc& at,
-                       bool nonnegative = false) {
-  return elementwise(out, in0, in1, false, rank, [&](einsum::ScalarExpr& e, auto x, auto y) {
-    const auto sum = e.apply(einsum::Op::Add, e.apply(einsum::Op::Mul, x, e.constant(a)), e.apply(einsum::Op::Mul, y, e.constant(b)));
-    return nonnegative ? e.apply(einsum::Op::Relu, sum) : sum;
-  }, at);
+einsum::EinSum combine(const std::string& out, const std::string& in0, Scalar a, const std::string& in1, Scalar b, std::size_t rank,
+                       const SourceLoc& at, bool nonnegative = false) {
+  return elementwise(
+      out, in0, in1, false, rank,
+      [&](einsum::ScalarExpr& e, auto x, auto y) {
+        const auto sum = e.apply(einsum::Op::Add, e.apply(einsum::Op::Mul, x, e.constant(a)), e.apply(einsum::Op::Mul, y, e.constant(b)));
+        return nonnegative ? e.apply(einsum::Op::Relu, sum) : sum;
+      },
+      at);
 }
 
 model::TensorDecl zeros_like(const model::TensorDecl& w, const std::string& name) {
@@ -73,17 +77,21 @@ std::string adam_step(model::Workflow& wf, const model::TensorDecl& w, const mod
   state.push_back(v);
   wf.graph.push_back(combine(next_name(m), m, rule.beta, grad_name(p), 1 - rule.beta, rank, rule.loc));
   const Scalar c2 = 1 - rule.beta2;
-  wf.graph.push_back(elementwise(next_name(v), v, grad_name(p), false, rank, [&](einsum::ScalarExpr& e, auto x, auto g) {
-    return e.apply(Op::Add, e.apply(Op::Mul, x, e.constant(rule.beta2)), e.apply(Op::Mul, e.apply(Op::Mul, e.constant(c2), g), g));
-  }, rule.loc));
+  wf.graph.push_back(elementwise(
+      next_name(v), v, grad_name(p), false, rank,
+      [&](einsum::ScalarExpr& e, auto x, auto g) {
+        return e.apply(Op::Add, e.apply(Op::Mul, x, e.constant(rule.beta2)), e.apply(Op::Mul, e.apply(Op::Mul, e.constant(c2), g), g));
+      },
+      rule.loc));
   const std::string denom = p + ".adam_denom", scaled = p + ".adam_scaled", step = p + ".adam_step";
   const Scalar eps = rule.eps;
-  wf.graph.push_back(elementwise(denom, next_name(v), kAdamBias2Sqrt, true, rank, [&](einsum::ScalarExpr& e, auto x, auto s) {
-    return e.apply(Op::Add, e.apply(Op::Div, e.apply(Op::Sqrt, x), s), e.constant(eps));
-  }, rule.loc));
-  wf.graph.push_back(elementwise(scaled, next_name(m), kAdamNegStepSize, true, rank,
-                                 [&](einsum::ScalarExpr& e, auto x, auto s) { return e.apply(Op::Mul, s, x); }, rule.loc));
-  wf.graph.push_back(elementwise(step, scaled, denom, false, rank, [&](einsum::ScalarExpr& e, auto x, auto d) { return e.apply(Op::Div, x, d); }, rule.loc));
+  wf.graph.push_back(elementwise(
+      denom, next_name(v), kAdamBias2Sqrt, true, rank,
+      [&](einsum::ScalarExpr& e, auto x, auto s) { return e.apply(Op::Add, e.apply(Op::Div, e.apply(Op::Sqrt, x), s), e.constant(eps)); }, rule.loc));
+  wf.graph.push_back(elementwise(
+      scaled, next_name(m), kAdamNegStepSize, true, rank, [&](einsum::ScalarExpr& e, auto x, auto s) { return e.apply(Op::Mul, s, x); }, rule.loc));
+  wf.graph.push_back(elementwise(
+      step, scaled, denom, false, rank, [&](einsum::ScalarExpr& e, auto x, auto d) { return e.apply(Op::Div, x, d); }, rule.loc));
   return step;
 }
 

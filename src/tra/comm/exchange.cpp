@@ -67,9 +67,9 @@ void pack(const std::vector<const Tuple*>& tuples, Index per, Scalar* dest) {
   Kokkos::deep_copy(from, host);
   Kokkos::View<Scalar*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> to(dest, static_cast<size_t>(n * per));
   using Tiles = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
-  Kokkos::parallel_for("tra::pack", Tiles({0, 0}, {n, per}), KOKKOS_LAMBDA(const Index t, const Index i) {
-    to(t * per + i) = reinterpret_cast<const Scalar*>(from(t))[i];
-  });
+  Kokkos::parallel_for(
+      "tra::pack", Tiles({0, 0}, {n, per}),
+      KOKKOS_LAMBDA(const Index t, const Index i) { to(t * per + i) = reinterpret_cast<const Scalar*>(from(t))[i]; });
   Kokkos::fence();
 }
 
@@ -150,8 +150,8 @@ Key key_at(const std::vector<Index>& keys, size_t i, int arity) {
 
 }  // namespace
 
-std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity,
-                             const Shape& chunk_shape, Moved& moved, const std::vector<int>* planned) {
+std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity, const Shape& chunk_shape, Moved& moved,
+                             const std::vector<int>* planned) {
   const int p = c.size();
   const Index per = volume(chunk_shape);
   if (p == 1) return mine;  // nothing leaves the rank: nothing is copied
@@ -261,8 +261,8 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
     TypeHandle kt;
     key_type(kt, key_arity);
     const std::vector<Index> send_keys = flat_keys(ordered);
-    TRA_MPI_CHECK(MPI_Alltoallv(send_keys.data(), send_counts.data(), sdispl.data(), kt.get(), keys.data(), recv_counts.data(),
-                                rdispl.data(), kt.get(), c.get()));
+    TRA_MPI_CHECK(MPI_Alltoallv(send_keys.data(), send_counts.data(), sdispl.data(), kt.get(), keys.data(), recv_counts.data(), rdispl.data(),
+                                kt.get(), c.get()));
   }
   RecvSide recv(received * static_cast<size_t>(per));
   if (per > 0) {
@@ -278,8 +278,8 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
     }
     TypeHandle ct;
     chunk_type(ct, per);
-    TRA_MPI_CHECK(MPI_Alltoallv(send, send_counts.data(), sdispl.data(), ct.get(), recv.host_buffer(), recv_counts.data(),
-                                rdispl.data(), ct.get(), c.get()));
+    TRA_MPI_CHECK(
+        MPI_Alltoallv(send, send_counts.data(), sdispl.data(), ct.get(), recv.host_buffer(), recv_counts.data(), rdispl.data(), ct.get(), c.get()));
     recv.arrived(0, received * static_cast<size_t>(per));
   }
   moved.floats += static_cast<Index>(ordered.size()) * per;

@@ -23,8 +23,8 @@ struct Counts {
 
 // Every rank ends with the tuples of all ranks. `counts`, if given, are the
 // tuples each rank holds (as planned); this rank's own must match.
-std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity,
-                             const Shape& chunk_shape, Moved& moved, const std::vector<int>* counts = nullptr);
+std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity, const Shape& chunk_shape, Moved& moved,
+                             const std::vector<int>* counts = nullptr);
 
 // Every tuple goes to rank `site(key)`; tuples already there stay without a
 // copy. `planned`, if given, says what moves: what this rank finds it must

@@ -8,7 +8,7 @@
 
 namespace tra {
 
-const char* version();     // "0.1.0"
+const char* version();  // "0.1.0"
 const char* git_commit();  // "1e46750ab3c2", or "unknown" outside a git checkout
 // The Kokkos it was built against and its backends: "Kokkos 4.6.1 OpenMP+Serial".
 std::string kokkos_build();

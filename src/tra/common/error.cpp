@@ -11,8 +11,7 @@ std::string SourceLoc::str() const {
   return os.str();
 }
 
-UserError::UserError(const SourceLoc& where, const std::string& what)
-    : std::runtime_error(where.str() + ": " + what) {}
+UserError::UserError(const SourceLoc& where, const std::string& what) : std::runtime_error(where.str() + ": " + what) {}
 
 void fail_assert(const char* cond, const char* file, int line, const std::string& msg) {
   std::ostringstream os;
@@ -25,8 +24,7 @@ void fail_mpi(int code, const char* call, const char* file, int line) {
   int len = 0;
   MPI_Error_string(code, text, &len);
   std::ostringstream os;
-  os << "MPI call " << call << " failed at " << file << ':' << line << ": "
-     << std::string(text, static_cast<size_t>(len));
+  os << "MPI call " << call << " failed at " << file << ':' << line << ": " << std::string(text, static_cast<size_t>(len));
   throw InternalError(os.str());
 }
 

@@ -56,26 +56,25 @@ class InternalError : public std::logic_error {
 
 }  // namespace tra
 
-#define TRA_ASSERT(cond, msg)                                            \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      std::ostringstream tra_assert_os_;                                 \
-      tra_assert_os_ << msg;                                             \
+#define TRA_ASSERT(cond, msg)                                              \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      std::ostringstream tra_assert_os_;                                   \
+      tra_assert_os_ << msg;                                               \
       ::tra::fail_assert(#cond, __FILE__, __LINE__, tra_assert_os_.str()); \
-    }                                                                    \
+    }                                                                      \
   } while (0)
 
-#define TRA_MPI_CHECK(call)                                    \
-  do {                                                         \
-    int tra_mpi_rc_ = (call);                                  \
-    if (tra_mpi_rc_ != MPI_SUCCESS)                            \
-      ::tra::fail_mpi(tra_mpi_rc_, #call, __FILE__, __LINE__); \
+#define TRA_MPI_CHECK(call)                                                                  \
+  do {                                                                                       \
+    int tra_mpi_rc_ = (call);                                                                \
+    if (tra_mpi_rc_ != MPI_SUCCESS) ::tra::fail_mpi(tra_mpi_rc_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // HDF5 calls return a negative value (herr_t or hid_t) on failure.
-#define TRA_H5_CHECK(call)                                           \
-  ([&]() {                                                           \
-    auto tra_h5_rc_ = (call);                                        \
-    if (tra_h5_rc_ < 0) ::tra::fail_h5(#call, __FILE__, __LINE__);   \
-    return tra_h5_rc_;                                               \
+#define TRA_H5_CHECK(call)                                         \
+  ([&]() {                                                         \
+    auto tra_h5_rc_ = (call);                                      \
+    if (tra_h5_rc_ < 0) ::tra::fail_h5(#call, __FILE__, __LINE__); \
+    return tra_h5_rc_;                                             \
   }())

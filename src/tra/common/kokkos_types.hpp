@@ -16,10 +16,8 @@ using ChunkData = Kokkos::View<Scalar*, Kokkos::LayoutRight, MemSpace>;
 using HostChunkData = ChunkData::HostMirror;
 
 // Unmanaged 2-D views over chunk memory, as KokkosBlas::gemm takes them.
-using MatrixView = Kokkos::View<Scalar**, Kokkos::LayoutRight, MemSpace,
-                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-using ConstMatrixView = Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemSpace,
-                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using MatrixView = Kokkos::View<Scalar**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using ConstMatrixView = Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 using RangePolicy = Kokkos::RangePolicy<ExecSpace>;
 

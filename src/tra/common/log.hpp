@@ -7,8 +7,8 @@
 namespace tra {
 
 struct Log {
-  static int rank;        // set once after MPI_Init
-  static bool verbose;    // --verbose
+  static int rank;  // set once after MPI_Init
+  static bool verbose;  // --verbose
   static void info(const std::string& line) {
     if (rank == 0) std::cout << line << std::endl;
   }

@@ -85,16 +85,14 @@ KOKKOS_INLINE_FUNCTION double portable_cos(double x) {
   const double r2 = r * r;
   if ((n & 1) == 0) {
     // cos r = 1 + r² (−1/2! + r² (1/4! + r² (−1/6! + ... + r² (1/20!)))): from 1/20! down
-    constexpr double kCos[] = {0x1.e542ba4020225p-62,  -0x1.6827863b97d97p-53, 0x1.ae7f3e733b81fp-45, -0x1.93974a8c07c9dp-37,
-                               0x1.1eed8eff8d898p-29,  -0x1.27e4fb7789f5cp-22, 0x1.a01a01a01a01ap-16, -0x1.6c16c16c16c17p-10,
-                               0x1.5555555555555p-5,   -0.5};
+    constexpr double kCos[] = {0x1.e542ba4020225p-62,  -0x1.6827863b97d97p-53, 0x1.ae7f3e733b81fp-45,  -0x1.93974a8c07c9dp-37, 0x1.1eed8eff8d898p-29,
+                               -0x1.27e4fb7789f5cp-22, 0x1.a01a01a01a01ap-16,  -0x1.6c16c16c16c17p-10, 0x1.5555555555555p-5,   -0.5};
     const double cos_r = 1.0 + r2 * horner(kCos, 10, r2);
     return (n & 2) == 0 ? cos_r : -cos_r;  // n = 0, 4: cos r; n = 2: −cos r
   }
   // sin r = r + r r² (−1/3! + r² (1/5! + ... + r² (1/21!))): from 1/21! down
-  constexpr double kSin[] = {0x1.71b8ef6dcf572p-66,  -0x1.2f49b46814157p-57, 0x1.952c77030ad4ap-49, -0x1.ae7f3e733b81fp-41,
-                             0x1.6124613a86d09p-33,  -0x1.ae64567f544e4p-26, 0x1.71de3a556c734p-19, -0x1.a01a01a01a01ap-13,
-                             0x1.1111111111111p-7,   -0x1.5555555555555p-3};
+  constexpr double kSin[] = {0x1.71b8ef6dcf572p-66,  -0x1.2f49b46814157p-57, 0x1.952c77030ad4ap-49,  -0x1.ae7f3e733b81fp-41, 0x1.6124613a86d09p-33,
+                             -0x1.ae64567f544e4p-26, 0x1.71de3a556c734p-19,  -0x1.a01a01a01a01ap-13, 0x1.1111111111111p-7,   -0x1.5555555555555p-3};
   const double sin_r = r + r * (r2 * horner(kSin, 10, r2));
   return (n & 2) == 0 ? -sin_r : sin_r;  // n = 1: cos(π/2 + r) = −sin r; n = 3: sin r
 }

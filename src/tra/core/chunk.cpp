@@ -21,8 +21,7 @@ Chunk Chunk::uninitialized(const Shape& s) {
 }
 
 Chunk::Chunk(const Shape& s, const ChunkData& d) : shape(s), data(d) {
-  TRA_ASSERT(static_cast<Index>(d.extent(0)) == volume(s), "chunk data of " << d.extent(0)
-             << " elements for shape " << shape_string(s));
+  TRA_ASSERT(static_cast<Index>(d.extent(0)) == volume(s), "chunk data of " << d.extent(0) << " elements for shape " << shape_string(s));
 }
 
 std::vector<Scalar> Chunk::to_host() const {

@@ -13,10 +13,10 @@ struct Chunk {
   ChunkData data;
 
   Chunk() = default;
-  explicit Chunk(const Shape& s);                 // zero-filled
+  explicit Chunk(const Shape& s);  // zero-filled
   // For a chunk that a kernel will overwrite entirely: skips the zero fill.
   static Chunk uninitialized(const Shape& s);
-  Chunk(const Shape& s, const ChunkData& d);      // adopts d (must have volume(s) elements)
+  Chunk(const Shape& s, const ChunkData& d);  // adopts d (must have volume(s) elements)
   Index size() const { return volume(shape); }
   Index rank() const { return static_cast<Index>(shape.size()); }
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace tra {
@@ -63,7 +63,7 @@ void ChunkPool::release_idle() {
 ChunkPool* chunk_pool() {
   // A host build pools only when TRA_CHUNK_POOL=1: the tests run the
   // device's allocation path through the engine that way.
-  static ChunkPool* pool = [] () -> ChunkPool* {
+  static ChunkPool* pool = []() -> ChunkPool* {
     const char* forced = std::getenv("TRA_CHUNK_POOL");
     if (std::is_same_v<MemSpace, Kokkos::HostSpace> && !(forced && std::string(forced) == "1")) return nullptr;
     auto* p = new ChunkPool;

@@ -154,13 +154,9 @@ class IndexVector {
     return begin() + at;
   }
 
-  friend bool operator==(const IndexVector& a, const IndexVector& b) {
-    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
-  }
+  friend bool operator==(const IndexVector& a, const IndexVector& b) { return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin()); }
   friend bool operator!=(const IndexVector& a, const IndexVector& b) { return !(a == b); }
-  friend bool operator<(const IndexVector& a, const IndexVector& b) {
-    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
-  }
+  friend bool operator<(const IndexVector& a, const IndexVector& b) { return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end()); }
   friend bool operator>(const IndexVector& a, const IndexVector& b) { return b < a; }
   friend bool operator<=(const IndexVector& a, const IndexVector& b) { return !(b < a); }
   friend bool operator>=(const IndexVector& a, const IndexVector& b) { return !(a < b); }

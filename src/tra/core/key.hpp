@@ -15,11 +15,11 @@ namespace tra {
 using Key = IndexVector;
 using Shape = IndexVector;
 
-Index volume(const Shape& shape);                      // product of the extents, 1 for <>
+Index volume(const Shape& shape);  // product of the extents, 1 for <>
 Index linearize(const Key& key, const Shape& frontier);  // row-major position of key
 Key delinearize(Index position, const Shape& frontier);
-std::string to_string(const IndexVector& v);            // "<0, 1>"
-std::string shape_string(const Shape& s);               // "[4, 4]"
+std::string to_string(const IndexVector& v);  // "<0, 1>"
+std::string shape_string(const Shape& s);  // "[4, 4]"
 
 // Visit every key k with 0 <= k < frontier in row-major order.
 void for_each_key(const Shape& frontier, const std::function<void(const Key&)>& visit);

@@ -24,10 +24,10 @@ namespace tra {
 struct Placement {
   enum class Kind { All, Part, Explicit };
   Kind kind = Kind::Part;
-  std::vector<int> dims;          // Part: the partitioning key dimensions
-  std::map<Key, int> sites;       // Explicit: site of every key
-  ProcGrid grid;                  // Part: sites along each of dims (empty: processor_grid's default)
-  std::vector<Index> strides;     // Part: site = sum of coordinate x stride (empty: row-major over grid)
+  std::vector<int> dims;  // Part: the partitioning key dimensions
+  std::map<Key, int> sites;  // Explicit: site of every key
+  ProcGrid grid;  // Part: sites along each of dims (empty: processor_grid's default)
+  std::vector<Index> strides;  // Part: site = sum of coordinate x stride (empty: row-major over grid)
 
   static Placement all() { return {Kind::All, {}, {}, {}, {}}; }
   static Placement part(std::vector<int> dims, const Shape& frontier);

@@ -9,7 +9,7 @@
 namespace tra {
 
 struct RelType {
-  Shape frontier;     // one entry per key dimension
+  Shape frontier;  // one entry per key dimension
   Shape chunk_shape;  // bound b of every array
 
   int key_arity() const { return static_cast<int>(frontier.size()); }

@@ -22,7 +22,8 @@ Plan plan_brute_force(const Graph& g, Index p) {
       for (size_t k = 0; k < inputs.size(); ++k) {
         const size_t to = static_cast<size_t>(c.in_of[k][j]);
         const int u = inputs[k].producer;
-        if (u >= 0) total += Cost::moving(c.repart[k][static_cast<size_t>(s.vertex[static_cast<size_t>(u)].out_of[pick[static_cast<size_t>(u)]])][to]);
+        if (u >= 0)
+          total += Cost::moving(c.repart[k][static_cast<size_t>(s.vertex[static_cast<size_t>(u)].out_of[pick[static_cast<size_t>(u)]])][to]);
         else if (!c.repart[k].empty()) total += Cost::moving(c.repart[k][0][to]);
       }
     }

@@ -37,21 +37,21 @@ using Partitioning = std::vector<Index>;
 
 struct Operand {
   std::string tensor;
-  std::vector<int> label_pos;       // position in Vertex::labels of each label the input is written with
-  Shape shape;                      // its extents (the bounds of those labels)
-  int producer = -1;                // vertex computing it; -1 for a boundary tensor
+  std::vector<int> label_pos;  // position in Vertex::labels of each label the input is written with
+  Shape shape;  // its extents (the bounds of those labels)
+  int producer = -1;  // vertex computing it; -1 for a boundary tensor
   std::optional<Shape> fixed_grid;  // boundary held on a known chunk grid
 };
 
 struct Vertex {
   std::string name;  // the output tensor
   SourceLoc loc;
-  int statement = -1;               // index in Workflow::graph
-  Labels labels;                    // every label once: output labels, then aggregated ones (EinSum::all_labels)
-  std::vector<int> output_pos;      // ℓZ as positions in labels
-  Shape bound;                      // per label
-  std::vector<Operand> inputs;      // one or two, in the statement's order
-  std::vector<int> consumers;       // one entry per consuming operand (a vertex reading this twice appears twice)
+  int statement = -1;  // index in Workflow::graph
+  Labels labels;  // every label once: output labels, then aggregated ones (EinSum::all_labels)
+  std::vector<int> output_pos;  // ℓZ as positions in labels
+  Shape bound;  // per label
+  std::vector<Operand> inputs;  // one or two, in the statement's order
+  std::vector<int> consumers;  // one entry per consuming operand (a vertex reading this twice appears twice)
   std::optional<Partitioning> pinned;  // d set by the deck's run: partitioning:
   // The batch label (position in labels, -1 for none): bound to the batch
   // dimension of an input, followed from the `batch:` tensors through every

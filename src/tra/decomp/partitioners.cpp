@@ -49,7 +49,8 @@ Partitioning by_rule(const Vertex& v, const PartitionerOptions& o, Index p) {
     case Partitioner::Manual:
       if (o.manual_rows) d[0] = largest_divisor_upto(v.bound[0], o.nranks);
       break;
-    case Partitioner::EinDecomp: break;
+    case Partitioner::EinDecomp:
+      break;
   }
   return d;
 }

@@ -38,9 +38,9 @@ namespace tra::decomp {
 
 using Partitioner = model::RunOptions::Partitioner;
 
-using model::partitioner_names;  // the one name table is the model's
 using model::partitioner_name;
 using model::partitioner_named;
+using model::partitioner_names;  // the one name table is the model's
 
 // p = round_up_to_power_of_two(nranks) × overdecomposition.
 Index kernel_calls_wanted(int nranks, Index overdecomposition);

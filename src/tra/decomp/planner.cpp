@@ -116,9 +116,9 @@ class TreeDp {
 
   const SearchSpace& s_;
   const std::vector<bool>& shared_;
-  std::vector<std::vector<Cost>> M_;                    // M[v][output grid]
-  std::vector<std::vector<int>> best_;                  // candidate behind M[v][o]
-  std::vector<std::vector<std::vector<int>>> from_;     // [v][input][grid] -> producer's output grid used
+  std::vector<std::vector<Cost>> M_;  // M[v][output grid]
+  std::vector<std::vector<int>> best_;  // candidate behind M[v][o]
+  std::vector<std::vector<std::vector<int>>> from_;  // [v][input][grid] -> producer's output grid used
 };
 
 // Combinations of output grids of the shared vertices.
@@ -161,11 +161,16 @@ Plan exact(const Graph& g, const SearchSpace& s, const std::vector<bool>& shared
 
 const char* method_name(Method m) {
   switch (m) {
-    case Method::Tree: return "exact dynamic program (no shared intermediate, §8.2-8.3)";
-    case Method::ExactDag: return "exact dynamic program, conditioned on the grids of shared intermediates";
-    case Method::Linearised: return "dynamic program along longest paths (§8.4, approximate)";
-    case Method::BruteForce: return "every labeling";
-    case Method::Rule: return "a fixed rule per statement, no search";
+    case Method::Tree:
+      return "exact dynamic program (no shared intermediate, §8.2-8.3)";
+    case Method::ExactDag:
+      return "exact dynamic program, conditioned on the grids of shared intermediates";
+    case Method::Linearised:
+      return "dynamic program along longest paths (§8.4, approximate)";
+    case Method::BruteForce:
+      return "every labeling";
+    case Method::Rule:
+      return "a fixed rule per statement, no search";
   }
   return "?";
 }

@@ -34,8 +34,8 @@ const char* method_name(Method m);
 struct Plan {
   Index p = 1;
   Method method = Method::Tree;
-  std::vector<Partitioning> d;     // per vertex
-  std::vector<StatementCost> cost; // per vertex, as evaluate() counts it
+  std::vector<Partitioning> d;  // per vertex
+  std::vector<StatementCost> cost;  // per vertex, as evaluate() counts it
   double total = 0;
 };
 

@@ -32,11 +32,11 @@ struct Cost {
 
 struct Candidates {
   std::vector<Partitioning> d;
-  std::vector<Cost> local;             // cost_join + cost_agg of each candidate (moved: cost_agg)
-  std::vector<Shape> outs;             // distinct output grids d[ℓZ; ℓXY]
-  std::vector<int> out_of;             // candidate -> index in outs
-  std::vector<std::vector<Shape>> ins; // per input: distinct grids d[ℓX; ℓXY]
-  std::vector<std::vector<int>> in_of; // per input: candidate -> index in ins[k]
+  std::vector<Cost> local;  // cost_join + cost_agg of each candidate (moved: cost_agg)
+  std::vector<Shape> outs;  // distinct output grids d[ℓZ; ℓXY]
+  std::vector<int> out_of;  // candidate -> index in outs
+  std::vector<std::vector<Shape>> ins;  // per input: distinct grids d[ℓX; ℓXY]
+  std::vector<std::vector<int>> in_of;  // per input: candidate -> index in ins[k]
   // Per input: repart[k][o][g] = cost_repart from the producer's outs[o] (or,
   // for a boundary on a fixed grid, from that grid: o = 0) into ins[k][g].
   // Empty for a boundary whose partitioning is free.

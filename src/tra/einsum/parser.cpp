@@ -21,7 +21,10 @@ std::vector<Token> tokenize(const std::string& s, const SourceLoc& where) {
   size_t i = 0;
   while (i < s.size()) {
     const char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
     const int pos = static_cast<int>(i);
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t j = i;
@@ -54,10 +57,10 @@ std::vector<Token> tokenize(const std::string& s, const SourceLoc& where) {
   return out;
 }
 
-const std::map<std::string, Op> kUnary = {
-    {"exp", Op::Exp}, {"log", Op::Log}, {"sqrt", Op::Sqrt}, {"relu", Op::Relu}, {"neg", Op::Neg},
-    {"abs", Op::Abs}, {"sq", Op::Sq}, {"square", Op::Sq}, {"tanh", Op::Tanh}, {"sigmoid", Op::Sigmoid},
-    {"step", Op::Step}, {"sign", Op::Sign}, {"softplus", Op::Softplus}};
+const std::map<std::string, Op> kUnary = {{"exp", Op::Exp},          {"log", Op::Log},         {"sqrt", Op::Sqrt}, {"relu", Op::Relu},
+                                          {"neg", Op::Neg},          {"abs", Op::Abs},         {"sq", Op::Sq},     {"square", Op::Sq},
+                                          {"tanh", Op::Tanh},        {"sigmoid", Op::Sigmoid}, {"step", Op::Step}, {"sign", Op::Sign},
+                                          {"softplus", Op::Softplus}};
 const std::map<std::string, Op> kBinary = {{"max", Op::Max}, {"min", Op::Min}, {"eq", Op::Eq}, {"pow", Op::Pow}};
 
 class Parser {
@@ -143,7 +146,8 @@ class Parser {
       expect("}", "'}' after " + macro + "'s label");
     }
     expect("(", "'(' after " + fn.text);
-    const std::string one = macro + " takes one tensor with its labels, such as " + macro + "_j(S[b,i,j]); compute an expression in a statement before it";
+    const std::string one =
+        macro + " takes one tensor with its labels, such as " + macro + "_j(S[b,i,j]); compute an expression in a statement before it";
     const Token t = next();
     if (t.kind != Token::Ident || peek().text != "[") fail(t, t.kind == Token::End ? "expression ends too early" : one);
     TensorRef in{t.text, parse_labels(), where_.shifted(t.pos)};
@@ -151,17 +155,19 @@ class Parser {
     if (peek().text != ")") fail(peek(), one);
     next();
     if (peek().kind != Token::End)
-      fail(peek(), "unexpected '" + peek().text + "' after " + macro + "(...): " + macro + " is the whole right-hand side; apply more in a later statement");
+      fail(peek(),
+           "unexpected '" + peek().text + "' after " + macro + "(...): " + macro + " is the whole right-hand side; apply more in a later statement");
     if (in.labels.empty()) fail(t, macro + " needs a tensor with at least one label; '" + in.name + "' is written as a scalar");
     if (label.empty()) {
       label = in.labels.back();
     } else if (std::find(in.labels.begin(), in.labels.end(), label) == in.labels.end()) {
-      throw UserError(where_.shifted(label_pos), macro + " over label '" + label + "', which " + in.name + "[" + join_labels(in.labels) + "] does not have");
+      throw UserError(where_.shifted(label_pos),
+                      macro + " over label '" + label + "', which " + in.name + "[" + join_labels(in.labels) + "] does not have");
     }
     const TensorRef& out = st_.output;
     if (out.labels.size() != in.labels.size() || !std::is_permutation(out.labels.begin(), out.labels.end(), in.labels.begin()))
-      throw UserError(out.loc, "the output of " + macro + " has the labels of its input, in any order: " + out.name + "[" + join_labels(in.labels) + "], not " +
-                                   out.name + "[" + join_labels(out.labels) + "]");
+      throw UserError(out.loc, "the output of " + macro + " has the labels of its input, in any order: " + out.name + "[" + join_labels(in.labels) +
+                                   "], not " + out.name + "[" + join_labels(out.labels) + "]");
     Labels rest;
     for (const auto& l : in.labels)
       if (l != label) rest.push_back(l);
@@ -180,15 +186,11 @@ class Parser {
       return e;
     };
     if (log)
-      return {statement(mx, {in}, AggOp::Max, {Op::In0}),
-              statement(ex, {in, mx}, AggOp::None, {Op::In0, Op::In1, Op::Sub, Op::Exp}),
-              statement(sm, {ex}, AggOp::Sum, {Op::In0}),
-              statement(lse, {mx, sm}, AggOp::None, {Op::In0, Op::In1, Op::Log, Op::Add}),
+      return {statement(mx, {in}, AggOp::Max, {Op::In0}), statement(ex, {in, mx}, AggOp::None, {Op::In0, Op::In1, Op::Sub, Op::Exp}),
+              statement(sm, {ex}, AggOp::Sum, {Op::In0}), statement(lse, {mx, sm}, AggOp::None, {Op::In0, Op::In1, Op::Log, Op::Add}),
               statement(out, {in, lse}, AggOp::None, {Op::In0, Op::In1, Op::Sub})};
-    return {statement(mx, {in}, AggOp::Max, {Op::In0}),
-            statement(ex, {in, mx}, AggOp::None, {Op::In0, Op::In1, Op::Sub, Op::Exp}),
-            statement(sm, {ex}, AggOp::Sum, {Op::In0}),
-            statement(out, {ex, sm}, AggOp::None, {Op::In0, Op::In1, Op::Div})};
+    return {statement(mx, {in}, AggOp::Max, {Op::In0}), statement(ex, {in, mx}, AggOp::None, {Op::In0, Op::In1, Op::Sub, Op::Exp}),
+            statement(sm, {ex}, AggOp::Sum, {Op::In0}), statement(out, {ex, sm}, AggOp::None, {Op::In0, Op::In1, Op::Div})};
   }
 
   static std::string join_labels(const Labels& ls) {
@@ -217,13 +219,19 @@ class Parser {
   Labels parse_labels() {
     expect("[", "'['");
     Labels ls;
-    if (peek().text == "]") { next(); return ls; }
+    if (peek().text == "]") {
+      next();
+      return ls;
+    }
     for (;;) {
       const Token& t = next();
       if (t.kind != Token::Ident) fail(t, "expected a label (a name such as i or batch)");
       if (std::find(ls.begin(), ls.end(), t.text) != ls.end()) fail(t, "label '" + t.text + "' repeated within one tensor");
       ls.push_back(t.text);
-      if (peek().text == ",") { next(); continue; }
+      if (peek().text == ",") {
+        next();
+        continue;
+      }
       expect("]", "',' or ']' in the label list");
       return ls;
     }
@@ -236,10 +244,13 @@ class Parser {
     static const std::map<std::string, AggOp> kAgg = {{"sum", AggOp::Sum}, {"max", AggOp::Max}, {"min", AggOp::Min}};
     std::string head = t.text, tail;
     const size_t us = t.text.find('_');
-    if (us != std::string::npos) { head = t.text.substr(0, us); tail = t.text.substr(us + 1); }
+    if (us != std::string::npos) {
+      head = t.text.substr(0, us);
+      tail = t.text.substr(us + 1);
+    }
     auto it = kAgg.find(head);
     if (it == kAgg.end()) return false;
-    if (peek(1).text == "[") return false;                                  // a tensor named sum_x
+    if (peek(1).text == "[") return false;  // a tensor named sum_x
     if (peek(1).text == "(" && us == std::string::npos && head != "sum") return false;  // max(a, b)
     next();
     st_.agg = it->second;
@@ -253,7 +264,10 @@ class Parser {
         const Token& l = next();
         if (l.kind != Token::Ident) fail(l, "expected a label in the aggregation's {...}");
         declared_agg_.push_back(l.text);
-        if (peek().text == ",") { next(); continue; }
+        if (peek().text == ",") {
+          next();
+          continue;
+        }
         expect("}", "',' or '}'");
         break;
       }
@@ -273,8 +287,7 @@ class Parser {
     const bool push = op == Op::In0 || op == Op::In1 || op == Op::Const;
     const bool binary = !push && op <= Op::Pow;
     depth_ += push ? 1 : binary ? -1 : 0;
-    if (depth_ > ScalarProgram::kMaxStack)
-      fail(peek(), "scalar expression nested too deeply (at most 16 values pending at once)");
+    if (depth_ > ScalarProgram::kMaxStack) fail(peek(), "scalar expression nested too deeply (at most 16 values pending at once)");
     st_.join.ops[st_.join.size] = op;
     st_.join.imm[st_.join.size] = imm;
     ++st_.join.size;
@@ -286,7 +299,8 @@ class Parser {
   struct Nested {
     Parser& p;
     Nested(Parser& parser, const Token& at) : p(parser) {
-      if (++p.nesting_ > kMaxNesting) p.fail(at, "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels of parentheses, calls or signs)");
+      if (++p.nesting_ > kMaxNesting)
+        p.fail(at, "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels of parentheses, calls or signs)");
     }
     ~Nested() { --p.nesting_; }
   };
@@ -325,18 +339,25 @@ class Parser {
       const Token& t = next();
       if (t.kind != Token::Number) fail(t, "expected a number after '^'");
       if (t.number == 2) emit(Op::Sq);
-      else { emit(Op::Const, t.number); emit(Op::Pow); }
+      else {
+        emit(Op::Const, t.number);
+        emit(Op::Pow);
+      }
     }
   }
   void parse_primary() {
     const Token& t = next();
-    if (t.kind == Token::Number) { emit(Op::Const, t.number); return; }
+    if (t.kind == Token::Number) {
+      emit(Op::Const, t.number);
+      return;
+    }
     if (t.kind == Token::Punct && t.text == "(") {
       parse_expr();
       expect(")", "')'");
       return;
     }
-    if (t.kind != Token::Ident) fail(t, t.kind == Token::End ? "expression ends too early" : "expected a tensor, a number or a function, found '" + t.text + "'");
+    if (t.kind != Token::Ident)
+      fail(t, t.kind == Token::End ? "expression ends too early" : "expected a tensor, a number or a function, found '" + t.text + "'");
     if (!scalar_mode_ && is_softmax(t, peek()))
       fail(t, "softmax is the whole right-hand side of its statement, as in P[i,j] = softmax_j(S[i,j]); use its result in a later statement");
     if (peek().text == "(") {
@@ -388,7 +409,11 @@ class Parser {
       s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }), s.end());
       const size_t arrow = s.find("->");
       std::string lhs = s;
-      if (arrow != std::string::npos) { has_arrow = true; lhs = s.substr(0, arrow); outs = s.substr(arrow + 2); }
+      if (arrow != std::string::npos) {
+        has_arrow = true;
+        lhs = s.substr(0, arrow);
+        outs = s.substr(arrow + 2);
+      }
       size_t start = 0;
       for (;;) {
         size_t comma = lhs.find(',', start);
@@ -423,7 +448,8 @@ class Parser {
         if (n == 1) outs += c;
     }
     if (!st_.output.labels.empty() && st_.output.labels.size() != outs.size())
-      fail(spec, "the output is written with " + std::to_string(st_.output.labels.size()) + " label(s) but the subscripts give " + std::to_string(outs.size()));
+      fail(spec, "the output is written with " + std::to_string(st_.output.labels.size()) + " label(s) but the subscripts give " +
+                     std::to_string(outs.size()));
     st_.output.labels.clear();
     for (char c : outs) {
       const std::string l(1, c);
@@ -463,7 +489,8 @@ class Parser {
       }
     }
     if (st_.agg_labels.empty()) {
-      if (agg_written_ && !declared_agg_.empty()) throw UserError(where_.shifted(agg_pos_), "nothing to aggregate: every input label is in the output");
+      if (agg_written_ && !declared_agg_.empty())
+        throw UserError(where_.shifted(agg_pos_), "nothing to aggregate: every input label is in the output");
       st_.agg = AggOp::None;
     } else if (st_.agg == AggOp::None) {
       st_.agg = AggOp::Sum;  // Einstein's convention
@@ -488,8 +515,6 @@ EinSum parse_einsum(const std::string& text, const SourceLoc& where) { return Pa
 
 std::vector<EinSum> parse_statement(const std::string& text, const SourceLoc& where) { return Parser(text, where).parse_statement(); }
 
-ScalarProgram parse_scalar_function(const std::string& text, const SourceLoc& where) {
-  return Parser(text, where).parse_scalar_function();
-}
+ScalarProgram parse_scalar_function(const std::string& text, const SourceLoc& where) { return Parser(text, where).parse_scalar_function(); }
 
 }  // namespace tra::einsum

@@ -70,9 +70,18 @@ ScalarExpr::Id ScalarExpr::read(const ScalarProgram& p, Id x, Id y) {
   std::vector<Id> st;
   for (int i = 0; i < p.size; ++i) {
     const Op op = p.ops[i];
-    if (op == Op::In0) { st.push_back(x); continue; }
-    if (op == Op::In1) { st.push_back(y); continue; }
-    if (op == Op::Const) { st.push_back(constant(p.imm[i])); continue; }
+    if (op == Op::In0) {
+      st.push_back(x);
+      continue;
+    }
+    if (op == Op::In1) {
+      st.push_back(y);
+      continue;
+    }
+    if (op == Op::Const) {
+      st.push_back(constant(p.imm[i]));
+      continue;
+    }
     if (binary(op)) {
       const Id r = st.back();
       st.pop_back();
@@ -97,31 +106,50 @@ ScalarExpr::Id ScalarExpr::derivative(Id e, int v) {
     return apply(Op::Add, apply(Op::Step, apply(Op::Sub, p, q)), mul(constant(0.5), apply(Op::Eq, p, q)));
   };
   switch (n.op) {
-    case Op::Add: return apply(Op::Add, da, db);
-    case Op::Sub: return apply(Op::Sub, da, db);
-    case Op::Mul: return apply(Op::Add, mul(da, b), mul(a, db));
-    case Op::Div: return apply(Op::Sub, apply(Op::Div, da, b), apply(Op::Div, mul(a, db), mul(b, b)));
-    case Op::Max: return apply(Op::Add, mul(da, half_at_ties(a, b)), mul(db, half_at_ties(b, a)));
-    case Op::Min: return apply(Op::Add, mul(da, half_at_ties(b, a)), mul(db, half_at_ties(a, b)));
-    case Op::Eq: return constant(0);
+    case Op::Add:
+      return apply(Op::Add, da, db);
+    case Op::Sub:
+      return apply(Op::Sub, da, db);
+    case Op::Mul:
+      return apply(Op::Add, mul(da, b), mul(a, db));
+    case Op::Div:
+      return apply(Op::Sub, apply(Op::Div, da, b), apply(Op::Div, mul(a, db), mul(b, b)));
+    case Op::Max:
+      return apply(Op::Add, mul(da, half_at_ties(a, b)), mul(db, half_at_ties(b, a)));
+    case Op::Min:
+      return apply(Op::Add, mul(da, half_at_ties(b, a)), mul(db, half_at_ties(a, b)));
+    case Op::Eq:
+      return constant(0);
     case Op::Pow: {
       Scalar k = 0;
       if (is_constant(b, &k)) return mul(da, mul(constant(k), apply(Op::Pow, a, constant(k - 1))));
       return apply(Op::Add, mul(da, mul(b, apply(Op::Pow, a, apply(Op::Sub, b, constant(1))))), mul(db, mul(e, apply(Op::Log, a))));
     }
-    case Op::Neg: return apply(Op::Neg, da);
-    case Op::Exp: return mul(da, e);
-    case Op::Log: return apply(Op::Div, da, a);
-    case Op::Sqrt: return apply(Op::Div, da, mul(constant(2), e));
-    case Op::Relu: return mul(da, apply(Op::Step, a));
-    case Op::Abs: return mul(da, apply(Op::Sign, a));
-    case Op::Sq: return mul(da, mul(constant(2), a));
-    case Op::Tanh: return mul(da, apply(Op::Sub, constant(1), apply(Op::Sq, e)));
-    case Op::Sigmoid: return mul(da, mul(e, apply(Op::Sub, constant(1), e)));
-    case Op::Softplus: return mul(da, apply(Op::Sigmoid, a));
+    case Op::Neg:
+      return apply(Op::Neg, da);
+    case Op::Exp:
+      return mul(da, e);
+    case Op::Log:
+      return apply(Op::Div, da, a);
+    case Op::Sqrt:
+      return apply(Op::Div, da, mul(constant(2), e));
+    case Op::Relu:
+      return mul(da, apply(Op::Step, a));
+    case Op::Abs:
+      return mul(da, apply(Op::Sign, a));
+    case Op::Sq:
+      return mul(da, mul(constant(2), a));
+    case Op::Tanh:
+      return mul(da, apply(Op::Sub, constant(1), apply(Op::Sq, e)));
+    case Op::Sigmoid:
+      return mul(da, mul(e, apply(Op::Sub, constant(1), e)));
+    case Op::Softplus:
+      return mul(da, apply(Op::Sigmoid, a));
     case Op::Step:
-    case Op::Sign: return constant(0);
-    default: break;
+    case Op::Sign:
+      return constant(0);
+    default:
+      break;
   }
   throw InternalError("ScalarExpr::derivative: an operation without a rule");
 }

@@ -44,7 +44,7 @@ class ScalarExpr {
  private:
   struct Node {
     Op op = Op::Const;  // Op::In0 marks a variable
-    Scalar c = 0;       // Const: the value; variable: its number
+    Scalar c = 0;  // Const: the value; variable: its number
     Id a = -1, b = -1;
   };
   Id add(Node n);

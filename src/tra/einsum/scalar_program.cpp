@@ -28,8 +28,14 @@ void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, in
   int top = 0;
   for (int i = 0; i < size; ++i) {
     const Op op = ops[i];
-    if (op == Op::In0) { st[top++] = a; continue; }
-    if (op == Op::In1) { st[top++] = b ? b : zeros; continue; }
+    if (op == Op::In0) {
+      st[top++] = a;
+      continue;
+    }
+    if (op == Op::In1) {
+      st[top++] = b ? b : zeros;
+      continue;
+    }
     if (op == Op::Const) {
       std::fill(buf[top], buf[top] + n, imm[i]);
       st[top] = buf[top];
@@ -42,27 +48,68 @@ void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, in
     const Scalar* x = st[top - 1];
     const Scalar* y = binary ? st[top] : nullptr;
     switch (op) {
-      case Op::Add: each(n, o, x, y, [](Scalar p, Scalar q) { return p + q; }); break;
-      case Op::Sub: each(n, o, x, y, [](Scalar p, Scalar q) { return p - q; }); break;
-      case Op::Mul: each(n, o, x, y, [](Scalar p, Scalar q) { return p * q; }); break;
-      case Op::Div: each(n, o, x, y, [](Scalar p, Scalar q) { return p / q; }); break;
-      case Op::Max: each(n, o, x, y, [](Scalar p, Scalar q) { return nan_max(p, q); }); break;
-      case Op::Min: each(n, o, x, y, [](Scalar p, Scalar q) { return nan_min(p, q); }); break;
-      case Op::Eq: each(n, o, x, y, [](Scalar p, Scalar q) { return p == q ? Scalar(1) : Scalar(0); }); break;
-      case Op::Pow: each(n, o, x, y, [](Scalar p, Scalar q) { return kmath::pow(p, q); }); break;
-      case Op::Neg: each(n, o, x, [](Scalar p) { return -p; }); break;
-      case Op::Exp: each(n, o, x, [](Scalar p) { return kmath::exp(p); }); break;
-      case Op::Log: each(n, o, x, [](Scalar p) { return kmath::log(p); }); break;
-      case Op::Sqrt: each(n, o, x, [](Scalar p) { return kmath::sqrt(p); }); break;
-      case Op::Relu: each(n, o, x, [](Scalar p) { return nan_relu(p); }); break;
-      case Op::Abs: each(n, o, x, [](Scalar p) { return kmath::fabs(p); }); break;
-      case Op::Sq: each(n, o, x, [](Scalar p) { return p * p; }); break;
-      case Op::Tanh: each(n, o, x, [](Scalar p) { return kmath::tanh(p); }); break;
-      case Op::Sigmoid: each(n, o, x, [](Scalar p) { return Scalar(1) / (Scalar(1) + kmath::exp(-p)); }); break;
-      case Op::Step: each(n, o, x, [](Scalar p) { return p > 0 ? Scalar(1) : Scalar(0); }); break;
-      case Op::Sign: each(n, o, x, [](Scalar p) { return p > 0 ? Scalar(1) : p < 0 ? Scalar(-1) : Scalar(0); }); break;
-      case Op::Softplus: each(n, o, x, [](Scalar p) { return softplus(p); }); break;
-      default: break;
+      case Op::Add:
+        each(n, o, x, y, [](Scalar p, Scalar q) { return p + q; });
+        break;
+      case Op::Sub:
+        each(n, o, x, y, [](Scalar p, Scalar q) { return p - q; });
+        break;
+      case Op::Mul:
+        each(n, o, x, y, [](Scalar p, Scalar q) { return p * q; });
+        break;
+      case Op::Div:
+        each(n, o, x, y, [](Scalar p, Scalar q) { return p / q; });
+        break;
+      case Op::Max:
+        each(n, o, x, y, [](Scalar p, Scalar q) { return nan_max(p, q); });
+        break;
+      case Op::Min:
+        each(n, o, x, y, [](Scalar p, Scalar q) { return nan_min(p, q); });
+        break;
+      case Op::Eq:
+        each(n, o, x, y, [](Scalar p, Scalar q) { return p == q ? Scalar(1) : Scalar(0); });
+        break;
+      case Op::Pow:
+        each(n, o, x, y, [](Scalar p, Scalar q) { return kmath::pow(p, q); });
+        break;
+      case Op::Neg:
+        each(n, o, x, [](Scalar p) { return -p; });
+        break;
+      case Op::Exp:
+        each(n, o, x, [](Scalar p) { return kmath::exp(p); });
+        break;
+      case Op::Log:
+        each(n, o, x, [](Scalar p) { return kmath::log(p); });
+        break;
+      case Op::Sqrt:
+        each(n, o, x, [](Scalar p) { return kmath::sqrt(p); });
+        break;
+      case Op::Relu:
+        each(n, o, x, [](Scalar p) { return nan_relu(p); });
+        break;
+      case Op::Abs:
+        each(n, o, x, [](Scalar p) { return kmath::fabs(p); });
+        break;
+      case Op::Sq:
+        each(n, o, x, [](Scalar p) { return p * p; });
+        break;
+      case Op::Tanh:
+        each(n, o, x, [](Scalar p) { return kmath::tanh(p); });
+        break;
+      case Op::Sigmoid:
+        each(n, o, x, [](Scalar p) { return Scalar(1) / (Scalar(1) + kmath::exp(-p)); });
+        break;
+      case Op::Step:
+        each(n, o, x, [](Scalar p) { return p > 0 ? Scalar(1) : Scalar(0); });
+        break;
+      case Op::Sign:
+        each(n, o, x, [](Scalar p) { return p > 0 ? Scalar(1) : p < 0 ? Scalar(-1) : Scalar(0); });
+        break;
+      case Op::Softplus:
+        each(n, o, x, [](Scalar p) { return softplus(p); });
+        break;
+      default:
+        break;
     }
     st[top - 1] = o;
   }
@@ -70,8 +117,7 @@ void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, in
 }
 
 bool ScalarProgram::is_product() const {
-  return size == 3 && ops[2] == Op::Mul &&
-         ((ops[0] == Op::In0 && ops[1] == Op::In1) || (ops[0] == Op::In1 && ops[1] == Op::In0));
+  return size == 3 && ops[2] == Op::Mul && ((ops[0] == Op::In0 && ops[1] == Op::In1) || (ops[0] == Op::In1 && ops[1] == Op::In0));
 }
 
 namespace {
@@ -105,9 +151,18 @@ bool ScalarProgram::is_scaled_product(Scalar* scale) const {
   int top = 0;
   for (int i = 0; i < size; ++i) {
     const Op op = ops[i];
-    if (op == Op::In0) { st[top++] = {1, 1, 0}; continue; }
-    if (op == Op::In1) { st[top++] = {1, 0, 1}; continue; }
-    if (op == Op::Const) { st[top++] = {imm[i], 0, 0}; continue; }
+    if (op == Op::In0) {
+      st[top++] = {1, 1, 0};
+      continue;
+    }
+    if (op == Op::In1) {
+      st[top++] = {1, 0, 1};
+      continue;
+    }
+    if (op == Op::Const) {
+      st[top++] = {imm[i], 0, 0};
+      continue;
+    }
     const bool binary = op <= Op::Pow;  // as in eval_block
     Monomial& l = st[binary ? top - 2 : top - 1];
     const Monomial r = binary ? st[top - 1] : Monomial{};
@@ -153,45 +208,94 @@ std::string ScalarProgram::str(const std::string& x, const std::string& y) const
   for (int i = 0; i < size; ++i) {
     std::string r, l;
     switch (ops[i]) {
-      case Op::In0: st.push_back(x); continue;
-      case Op::In1: st.push_back(y); continue;
+      case Op::In0:
+        st.push_back(x);
+        continue;
+      case Op::In1:
+        st.push_back(y);
+        continue;
       case Op::Const: {
         std::ostringstream os;
         os << imm[i];
         st.push_back(os.str());
         continue;
       }
-      default: break;
+      default:
+        break;
     }
     const bool binary = ops[i] <= Op::Pow;  // the pushes were handled above
     if (binary) {
-      r = st.back(); st.pop_back();
-      l = st.back(); st.pop_back();
+      r = st.back();
+      st.pop_back();
+      l = st.back();
+      st.pop_back();
     } else {
-      l = st.back(); st.pop_back();
+      l = st.back();
+      st.pop_back();
     }
     switch (ops[i]) {
-      case Op::Add: st.push_back("(" + l + " + " + r + ")"); break;
-      case Op::Sub: st.push_back("(" + l + " - " + r + ")"); break;
-      case Op::Mul: st.push_back(l + " * " + r); break;
-      case Op::Div: st.push_back(l + " / " + r); break;
-      case Op::Max: st.push_back("max(" + l + ", " + r + ")"); break;
-      case Op::Min: st.push_back("min(" + l + ", " + r + ")"); break;
-      case Op::Eq: st.push_back("eq(" + l + ", " + r + ")"); break;
-      case Op::Pow: st.push_back("pow(" + l + ", " + r + ")"); break;
-      case Op::Neg: st.push_back("-" + l); break;
-      case Op::Exp: st.push_back(fn("exp", l)); break;
-      case Op::Log: st.push_back(fn("log", l)); break;
-      case Op::Sqrt: st.push_back(fn("sqrt", l)); break;
-      case Op::Relu: st.push_back(fn("relu", l)); break;
-      case Op::Abs: st.push_back(fn("abs", l)); break;
-      case Op::Sq: st.push_back(fn("sq", l)); break;
-      case Op::Tanh: st.push_back(fn("tanh", l)); break;
-      case Op::Sigmoid: st.push_back(fn("sigmoid", l)); break;
-      case Op::Step: st.push_back(fn("step", l)); break;
-      case Op::Sign: st.push_back(fn("sign", l)); break;
-      case Op::Softplus: st.push_back(fn("softplus", l)); break;
-      default: break;
+      case Op::Add:
+        st.push_back("(" + l + " + " + r + ")");
+        break;
+      case Op::Sub:
+        st.push_back("(" + l + " - " + r + ")");
+        break;
+      case Op::Mul:
+        st.push_back(l + " * " + r);
+        break;
+      case Op::Div:
+        st.push_back(l + " / " + r);
+        break;
+      case Op::Max:
+        st.push_back("max(" + l + ", " + r + ")");
+        break;
+      case Op::Min:
+        st.push_back("min(" + l + ", " + r + ")");
+        break;
+      case Op::Eq:
+        st.push_back("eq(" + l + ", " + r + ")");
+        break;
+      case Op::Pow:
+        st.push_back("pow(" + l + ", " + r + ")");
+        break;
+      case Op::Neg:
+        st.push_back("-" + l);
+        break;
+      case Op::Exp:
+        st.push_back(fn("exp", l));
+        break;
+      case Op::Log:
+        st.push_back(fn("log", l));
+        break;
+      case Op::Sqrt:
+        st.push_back(fn("sqrt", l));
+        break;
+      case Op::Relu:
+        st.push_back(fn("relu", l));
+        break;
+      case Op::Abs:
+        st.push_back(fn("abs", l));
+        break;
+      case Op::Sq:
+        st.push_back(fn("sq", l));
+        break;
+      case Op::Tanh:
+        st.push_back(fn("tanh", l));
+        break;
+      case Op::Sigmoid:
+        st.push_back(fn("sigmoid", l));
+        break;
+      case Op::Step:
+        st.push_back(fn("step", l));
+        break;
+      case Op::Sign:
+        st.push_back(fn("sign", l));
+        break;
+      case Op::Softplus:
+        st.push_back(fn("softplus", l));
+        break;
+      default:
+        break;
     }
   }
   return st.empty() ? std::string() : st.back();
@@ -199,10 +303,14 @@ std::string ScalarProgram::str(const std::string& x, const std::string& y) const
 
 const char* agg_name(AggOp op) {
   switch (op) {
-    case AggOp::Sum: return "sum";
-    case AggOp::Max: return "max";
-    case AggOp::Min: return "min";
-    case AggOp::None: break;
+    case AggOp::Sum:
+      return "sum";
+    case AggOp::Max:
+      return "max";
+    case AggOp::Min:
+      return "min";
+    case AggOp::None:
+      break;
   }
   return "none";
 }

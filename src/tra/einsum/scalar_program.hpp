@@ -10,17 +10,34 @@
 namespace tra::einsum {
 
 enum class Op : unsigned char {
-  In0, In1, Const,                  // push
-  Add, Sub, Mul, Div, Max, Min, Eq, Pow,  // binary (Pow last: `op <= Op::Pow` tests for one)
-  Neg, Exp, Log, Sqrt, Relu, Abs, Sq, Tanh, Sigmoid,  // unary
-  Step, Sign, Softplus  // unary, for derivatives: x > 0; -1, 0 or 1; log(1 + exp(x))
+  In0,
+  In1,
+  Const,  // push
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  Eq,
+  Pow,  // binary (Pow last: `op <= Op::Pow` tests for one)
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Relu,
+  Abs,
+  Sq,
+  Tanh,
+  Sigmoid,  // unary
+  Step,
+  Sign,
+  Softplus  // unary, for derivatives: x > 0; -1, 0 or 1; log(1 + exp(x))
 };
 
 // softplus(x) = log(1 + exp(x)) without overflow for large x or loss of
 // precision for very negative x.
-KOKKOS_INLINE_FUNCTION Scalar softplus(Scalar x) {
-  return (x > 0 ? x : Scalar(0)) + kmath::log1p(kmath::exp(-kmath::fabs(x)));
-}
+KOKKOS_INLINE_FUNCTION Scalar softplus(Scalar x) { return (x > 0 ? x : Scalar(0)) + kmath::log1p(kmath::exp(-kmath::fabs(x))); }
 
 // max, min and relu as NumPy's maximum, minimum and PyTorch's relu: a NaN
 // on either side is the result (a comparison with NaN is false, so the
@@ -42,29 +59,83 @@ struct ScalarProgram {
     int top = 0;
     for (int i = 0; i < size; ++i) {
       switch (ops[i]) {
-        case Op::In0: st[top++] = a; break;
-        case Op::In1: st[top++] = b; break;
-        case Op::Const: st[top++] = imm[i]; break;
-        case Op::Add: --top; st[top - 1] = st[top - 1] + st[top]; break;
-        case Op::Sub: --top; st[top - 1] = st[top - 1] - st[top]; break;
-        case Op::Mul: --top; st[top - 1] = st[top - 1] * st[top]; break;
-        case Op::Div: --top; st[top - 1] = st[top - 1] / st[top]; break;
-        case Op::Max: --top; st[top - 1] = nan_max(st[top - 1], st[top]); break;
-        case Op::Min: --top; st[top - 1] = nan_min(st[top - 1], st[top]); break;
-        case Op::Eq: --top; st[top - 1] = st[top - 1] == st[top] ? Scalar(1) : Scalar(0); break;
-        case Op::Pow: --top; st[top - 1] = kmath::pow(st[top - 1], st[top]); break;
-        case Op::Neg: st[top - 1] = -st[top - 1]; break;
-        case Op::Exp: st[top - 1] = kmath::exp(st[top - 1]); break;
-        case Op::Log: st[top - 1] = kmath::log(st[top - 1]); break;
-        case Op::Sqrt: st[top - 1] = kmath::sqrt(st[top - 1]); break;
-        case Op::Relu: st[top - 1] = nan_relu(st[top - 1]); break;
-        case Op::Abs: st[top - 1] = kmath::fabs(st[top - 1]); break;
-        case Op::Sq: st[top - 1] = st[top - 1] * st[top - 1]; break;
-        case Op::Tanh: st[top - 1] = kmath::tanh(st[top - 1]); break;
-        case Op::Sigmoid: st[top - 1] = Scalar(1) / (Scalar(1) + kmath::exp(-st[top - 1])); break;
-        case Op::Step: st[top - 1] = st[top - 1] > 0 ? Scalar(1) : Scalar(0); break;
-        case Op::Sign: st[top - 1] = st[top - 1] > 0 ? Scalar(1) : st[top - 1] < 0 ? Scalar(-1) : Scalar(0); break;
-        case Op::Softplus: st[top - 1] = softplus(st[top - 1]); break;
+        case Op::In0:
+          st[top++] = a;
+          break;
+        case Op::In1:
+          st[top++] = b;
+          break;
+        case Op::Const:
+          st[top++] = imm[i];
+          break;
+        case Op::Add:
+          --top;
+          st[top - 1] = st[top - 1] + st[top];
+          break;
+        case Op::Sub:
+          --top;
+          st[top - 1] = st[top - 1] - st[top];
+          break;
+        case Op::Mul:
+          --top;
+          st[top - 1] = st[top - 1] * st[top];
+          break;
+        case Op::Div:
+          --top;
+          st[top - 1] = st[top - 1] / st[top];
+          break;
+        case Op::Max:
+          --top;
+          st[top - 1] = nan_max(st[top - 1], st[top]);
+          break;
+        case Op::Min:
+          --top;
+          st[top - 1] = nan_min(st[top - 1], st[top]);
+          break;
+        case Op::Eq:
+          --top;
+          st[top - 1] = st[top - 1] == st[top] ? Scalar(1) : Scalar(0);
+          break;
+        case Op::Pow:
+          --top;
+          st[top - 1] = kmath::pow(st[top - 1], st[top]);
+          break;
+        case Op::Neg:
+          st[top - 1] = -st[top - 1];
+          break;
+        case Op::Exp:
+          st[top - 1] = kmath::exp(st[top - 1]);
+          break;
+        case Op::Log:
+          st[top - 1] = kmath::log(st[top - 1]);
+          break;
+        case Op::Sqrt:
+          st[top - 1] = kmath::sqrt(st[top - 1]);
+          break;
+        case Op::Relu:
+          st[top - 1] = nan_relu(st[top - 1]);
+          break;
+        case Op::Abs:
+          st[top - 1] = kmath::fabs(st[top - 1]);
+          break;
+        case Op::Sq:
+          st[top - 1] = st[top - 1] * st[top - 1];
+          break;
+        case Op::Tanh:
+          st[top - 1] = kmath::tanh(st[top - 1]);
+          break;
+        case Op::Sigmoid:
+          st[top - 1] = Scalar(1) / (Scalar(1) + kmath::exp(-st[top - 1]));
+          break;
+        case Op::Step:
+          st[top - 1] = st[top - 1] > 0 ? Scalar(1) : Scalar(0);
+          break;
+        case Op::Sign:
+          st[top - 1] = st[top - 1] > 0 ? Scalar(1) : st[top - 1] < 0 ? Scalar(-1) : Scalar(0);
+          break;
+        case Op::Softplus:
+          st[top - 1] = softplus(st[top - 1]);
+          break;
       }
     }
     return st[0];
@@ -91,7 +162,7 @@ struct ScalarProgram {
   // True when the program is exactly in0: a copy.
   bool is_identity() const;
   int flops_per_eval() const;  // arithmetic operations, for GFLOP/s
-  int inputs_used() const;     // 0, 1 or 2 (highest input slot read + 1)
+  int inputs_used() const;  // 0, 1 or 2 (highest input slot read + 1)
   std::string str(const std::string& x = "x", const std::string& y = "y") const;  // infix text
 };
 

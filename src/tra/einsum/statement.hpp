@@ -24,8 +24,8 @@ struct TensorRef {
 };
 
 struct EinSum {
-  std::string text;   // the statement as written
-  SourceLoc loc;      // where the statement starts
+  std::string text;  // the statement as written
+  SourceLoc loc;  // where the statement starts
   TensorRef output;
   std::vector<TensorRef> inputs;  // one or two
   AggOp agg = AggOp::None;

@@ -169,8 +169,7 @@ std::vector<Tuple> Executor::step(const physical::MapParams& p, size_t at, Index
   for (const Tuple& t : input(at)) {
     if (p.expand)
       for (Tuple& o : expand(*p.expand, t)) out.push_back(std::move(o));
-    else
-      out.push_back({p.key_map(t.key), apply(p.array_map, t.chunk)});
+    else out.push_back({p.key_map(t.key), apply(p.array_map, t.chunk)});
   }
   return out;
 }

@@ -27,8 +27,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <string>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "tra/comm/communicator.hpp"
@@ -40,7 +40,7 @@
 namespace tra::exec {
 
 struct NodeRun {
-  double seconds = 0;   // slowest rank's time in the operator
+  double seconds = 0;  // slowest rank's time in the operator
   Index floats_moved = 0;  // all ranks together
   int streamed_into = -1;  // a LocalJoin run as one step with this LocalAgg (its seconds include the fold)
   // A Scan that read nothing: its tuples were held from before (a training
@@ -53,7 +53,7 @@ struct NodeRun {
 // count one rank's wait for another twice (where the slow rank worked, and
 // where the others waited for it).
 struct RunTotals {
-  double reading = 0;    // Scans: generating or reading the inputs
+  double reading = 0;  // Scans: generating or reading the inputs
   double operators = 0;  // everything else
 };
 
@@ -113,7 +113,7 @@ class Executor {
   BatchCache* batch_cache_ = nullptr;
   std::map<int, std::vector<Tuple>> scan_tuples_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
-  std::vector<int> last_use_;       // per node, its last consumer (-1: none), after which its tuples are freed
+  std::vector<int> last_use_;  // per node, its last consumer (-1: none), after which its tuples are freed
   // Per Bcast, the tuples each rank holds before it; per Shuffle, what this
   // rank sends and receives (exec/exchange_plan.hpp). Empty elsewhere.
   std::vector<std::vector<int>> broadcast_counts_;

@@ -68,8 +68,8 @@ std::vector<Tuple> regrid(const comm::Communicator& c, const std::vector<Tuple>&
       addressed.push_back({k, t.chunk});
     }
   comm::Moved m;
-  std::vector<Tuple> out = comm::shuffle(c, std::move(addressed), next.type.key_arity() + 1, next.type.chunk_shape,
-                                         [](const Key& k) { return static_cast<int>(k.back()); }, m);
+  std::vector<Tuple> out = comm::shuffle(
+      c, std::move(addressed), next.type.key_arity() + 1, next.type.chunk_shape, [](const Key& k) { return static_cast<int>(k.back()); }, m);
   moved = m.floats;
   for (Tuple& t : out) t.key.pop_back();
   return out;
@@ -107,7 +107,8 @@ std::optional<std::vector<Tuple>> carry(const comm::Communicator& c, const std::
     return out;
   }
   comm::Moved m;
-  std::vector<Tuple> out = comm::shuffle(c, mine, key_arity, scan.type.chunk_shape, [&](const Key& k) { return want.at(k); }, m);
+  std::vector<Tuple> out = comm::shuffle(
+      c, mine, key_arity, scan.type.chunk_shape, [&](const Key& k) { return want.at(k); }, m);
   moved = m.floats;
   return out;
 }

@@ -46,41 +46,50 @@ Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_
   const auto kind = g.kind;
   const double a = g.a, b = g.b;
   const std::uint64_t seed = g.seed;
-  Kokkos::parallel_for("tra::generate", RangePolicy(0, w.count()), KOKKOS_LAMBDA(const Index p) {
-    Index global, unused_b, unused_c;
-    w.offsets(p, global, unused_b, unused_c);
-    global += base;
-    const auto n = static_cast<std::uint64_t>(global);
-    double x = 0;
-    switch (kind) {
-      case Generator::Kind::Uniform: x = a + (b - a) * unit(seed, n); break;
-      case Generator::Kind::Normal: {
-        // Box-Muller on two independent uniforms of this element.
-        const double u1 = unit(seed, 2 * n), u2 = unit(seed, 2 * n + 1);
-        // log and cos of their own, the same bits on every backend (sqrt is
-        // correctly rounded everywhere).
-        x = a + b * kmath::sqrt(-2.0 * portable_log(u1)) * portable_cos(6.283185307179586 * u2);
-        break;
-      }
-      case Generator::Kind::Zeros: x = 0; break;
-      case Generator::Kind::Ones: x = 1; break;
-      case Generator::Kind::Identity: {
-        // Recover each index of the element from p and compare.
-        Index q = p, first = -1;
-        bool diag = true;
-        for (int d = w.rank - 1; d >= 0; --d) {
-          const Index i = q % w.extent[d] + offset[d];
-          q /= w.extent[d];
-          if (first < 0) first = i;
-          else diag = diag && (i == first);
+  Kokkos::parallel_for(
+      "tra::generate", RangePolicy(0, w.count()), KOKKOS_LAMBDA(const Index p) {
+        Index global, unused_b, unused_c;
+        w.offsets(p, global, unused_b, unused_c);
+        global += base;
+        const auto n = static_cast<std::uint64_t>(global);
+        double x = 0;
+        switch (kind) {
+          case Generator::Kind::Uniform:
+            x = a + (b - a) * unit(seed, n);
+            break;
+          case Generator::Kind::Normal: {
+            // Box-Muller on two independent uniforms of this element.
+            const double u1 = unit(seed, 2 * n), u2 = unit(seed, 2 * n + 1);
+            // log and cos of their own, the same bits on every backend (sqrt is
+            // correctly rounded everywhere).
+            x = a + b * kmath::sqrt(-2.0 * portable_log(u1)) * portable_cos(6.283185307179586 * u2);
+            break;
+          }
+          case Generator::Kind::Zeros:
+            x = 0;
+            break;
+          case Generator::Kind::Ones:
+            x = 1;
+            break;
+          case Generator::Kind::Identity: {
+            // Recover each index of the element from p and compare.
+            Index q = p, first = -1;
+            bool diag = true;
+            for (int d = w.rank - 1; d >= 0; --d) {
+              const Index i = q % w.extent[d] + offset[d];
+              q /= w.extent[d];
+              if (first < 0) first = i;
+              else diag = diag && (i == first);
+            }
+            x = diag ? 1 : 0;
+            break;
+          }
+          case Generator::Kind::Arange:
+            x = a + b * static_cast<double>(global);
+            break;
         }
-        x = diag ? 1 : 0;
-        break;
-      }
-      case Generator::Kind::Arange: x = a + b * static_cast<double>(global); break;
-    }
-    v(p) = x;
-  });
+        v(p) = x;
+      });
   return out;
 }
 

@@ -16,7 +16,7 @@ namespace tra::io {
 class TempFileGuard {
  public:
   explicit TempFileGuard(const std::string& path);  // installs the handlers (one guard at a time)
-  ~TempFileGuard();                                  // removes the file unless kept; restores the handlers
+  ~TempFileGuard();  // removes the file unless kept; restores the handlers
   TempFileGuard(const TempFileGuard&) = delete;
   TempFileGuard& operator=(const TempFileGuard&) = delete;
   void keep() { keep_ = true; }  // renamed into place: nothing to remove

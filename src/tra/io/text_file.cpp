@@ -19,7 +19,8 @@ void write_text_file(const std::string& given, const std::string& text, const st
     errno = 0;
     std::ofstream out(tmp);
     if (!out)
-      throw UserError(SourceLoc{path, 0, 0}, "cannot write " + what + (errno ? ": " + std::string(std::strerror(errno)) : std::string(" (does its folder exist?)")));
+      throw UserError(SourceLoc{path, 0, 0},
+                      "cannot write " + what + (errno ? ": " + std::string(std::strerror(errno)) : std::string(" (does its folder exist?)")));
     out << text;
     out.close();
     if (!out) {

@@ -39,7 +39,9 @@ std::string write_target(const std::string& path, const std::string& what) {
   if (!S_ISLNK(own.st_mode)) refuse(what, path, "is " + kind_of(own.st_mode) + rule);
   struct stat target {};
   if (stat(path.c_str(), &target) != 0)
-    refuse(what, path, errno == ENOENT ? "is a symbolic link to a missing file" : std::string("is a symbolic link that cannot be followed: ") + std::strerror(errno));
+    refuse(what, path,
+           errno == ENOENT ? "is a symbolic link to a missing file"
+                           : std::string("is a symbolic link that cannot be followed: ") + std::strerror(errno));
   if (!S_ISREG(target.st_mode)) refuse(what, path, "is a symbolic link to " + kind_of(target.st_mode) + rule);
   std::error_code ec;
   const std::filesystem::path resolved = std::filesystem::canonical(path, ec);

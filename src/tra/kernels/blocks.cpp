@@ -7,8 +7,8 @@ namespace tra::kernels {
 namespace {
 
 // Copy a block of `shape` from a (at offset_a) to c (at offset_c).
-void copy_block(const ChunkData& a, const Shape& a_shape, const Shape& offset_a, const ChunkData& c,
-                const Shape& c_shape, const Shape& offset_c, const Shape& shape) {
+void copy_block(const ChunkData& a, const Shape& a_shape, const Shape& offset_a, const ChunkData& c, const Shape& c_shape, const Shape& offset_c,
+                const Shape& shape) {
   TRA_ASSERT(shape.size() <= static_cast<size_t>(kMaxRank), "chunk rank " << shape.size() << " above " << kMaxRank);
   const Shape sa = row_major_strides(a_shape), sc = row_major_strides(c_shape);
   Walk w;
@@ -22,19 +22,20 @@ void copy_block(const ChunkData& a, const Shape& a_shape, const Shape& offset_a,
     base_c += offset_c[d] * sc[d];
   }
   const Index n = w.count();
-  Kokkos::parallel_for("tra::copy_block", RangePolicy(0, n), KOKKOS_LAMBDA(const Index p) {
-    Index oa, ob, oc;
-    w.offsets(p, oa, ob, oc);
-    c(base_c + oc) = a(base_a + oa);
-  });
+  Kokkos::parallel_for(
+      "tra::copy_block", RangePolicy(0, n), KOKKOS_LAMBDA(const Index p) {
+        Index oa, ob, oc;
+        w.offsets(p, oa, ob, oc);
+        c(base_c + oc) = a(base_a + oa);
+      });
 }
 
 }  // namespace
 
 Chunk extract_block(const Chunk& src, const Shape& offset, const Shape& shape) {
   for (size_t d = 0; d < shape.size(); ++d)
-    TRA_ASSERT(offset[d] + shape[d] <= src.shape[d], "block " << shape_string(shape) << " at " << shape_string(offset)
-               << " outside chunk " << shape_string(src.shape));
+    TRA_ASSERT(offset[d] + shape[d] <= src.shape[d],
+               "block " << shape_string(shape) << " at " << shape_string(offset) << " outside chunk " << shape_string(src.shape));
   Chunk out(shape);
   copy_block(src.data, src.shape, offset, out.data, shape, Shape(shape.size(), 0), shape);
   return out;
@@ -42,8 +43,8 @@ Chunk extract_block(const Chunk& src, const Shape& offset, const Shape& shape) {
 
 void insert_block(Chunk& dst, const Chunk& block, const Shape& offset) {
   for (size_t d = 0; d < block.shape.size(); ++d)
-    TRA_ASSERT(offset[d] + block.shape[d] <= dst.shape[d], "block " << shape_string(block.shape) << " at "
-               << shape_string(offset) << " outside chunk " << shape_string(dst.shape));
+    TRA_ASSERT(offset[d] + block.shape[d] <= dst.shape[d],
+               "block " << shape_string(block.shape) << " at " << shape_string(offset) << " outside chunk " << shape_string(dst.shape));
   copy_block(block.data, block.shape, Shape(block.shape.size(), 0), dst.data, dst.shape, offset, block.shape);
 }
 
@@ -63,11 +64,12 @@ Chunk permute(const Chunk& in, const std::vector<int>& perm) {
   Chunk out = Chunk::uninitialized(out_shape);
   auto a = in.data;
   auto c = out.data;
-  Kokkos::parallel_for("tra::permute", RangePolicy(0, w.count()), KOKKOS_LAMBDA(const Index p) {
-    Index oa, ob, oc;
-    w.offsets(p, oa, ob, oc);
-    c(oc) = a(oa);
-  });
+  Kokkos::parallel_for(
+      "tra::permute", RangePolicy(0, w.count()), KOKKOS_LAMBDA(const Index p) {
+        Index oa, ob, oc;
+        w.offsets(p, oa, ob, oc);
+        c(oc) = a(oa);
+      });
   return out;
 }
 
@@ -77,7 +79,8 @@ Chunk diagonal(const Chunk& in) {
   Chunk out(Shape{n});
   auto a = in.data;
   auto c = out.data;
-  Kokkos::parallel_for("tra::diagonal", RangePolicy(0, n), KOKKOS_LAMBDA(const Index i) { c(i) = a(i * n + i); });
+  Kokkos::parallel_for(
+      "tra::diagonal", RangePolicy(0, n), KOKKOS_LAMBDA(const Index i) { c(i) = a(i * n + i); });
   return out;
 }
 

@@ -9,9 +9,8 @@ void combine_into(einsum::AggOp op, Chunk& acc, const Chunk& x) {
   TRA_ASSERT(acc.shape == x.shape, "combining chunks " << shape_string(acc.shape) << " and " << shape_string(x.shape));
   auto a = acc.data;
   auto b = x.data;
-  Kokkos::parallel_for("tra::combine", RangePolicy(0, acc.size()), KOKKOS_LAMBDA(const Index i) {
-    a(i) = einsum::agg_combine(op, a(i), b(i));
-  });
+  Kokkos::parallel_for(
+      "tra::combine", RangePolicy(0, acc.size()), KOKKOS_LAMBDA(const Index i) { a(i) = einsum::agg_combine(op, a(i), b(i)); });
 }
 
 Chunk clone(const Chunk& c) {

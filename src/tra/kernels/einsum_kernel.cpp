@@ -25,9 +25,7 @@ constexpr double kMinBatchedGemmFlops = std::is_same_v<MemSpace, Kokkos::HostSpa
 
 bool has(const Labels& ls, const Label& l) { return std::find(ls.begin(), ls.end(), l) != ls.end(); }
 
-int position(const Labels& ls, const Label& l) {
-  return static_cast<int>(std::find(ls.begin(), ls.end(), l) - ls.begin());
-}
+int position(const Labels& ls, const Label& l) { return static_cast<int>(std::find(ls.begin(), ls.end(), l) - ls.begin()); }
 
 Labels concat(std::initializer_list<const Labels*> parts) {
   Labels out;
@@ -45,12 +43,7 @@ std::vector<int> permutation(const Labels& from, const Labels& to) {
 }  // namespace
 
 EinSumKernel::EinSumKernel(const einsum::EinSum& st, const std::map<Label, Index>& extent)
-    : x_labels_(st.inputs.at(0).labels),
-      z_labels_(st.output.labels),
-      agg_labels_(st.agg_labels),
-      extent_(extent),
-      agg_(st.agg),
-      join_(st.join),
+    : x_labels_(st.inputs.at(0).labels), z_labels_(st.output.labels), agg_labels_(st.agg_labels), extent_(extent), agg_(st.agg), join_(st.join),
       inputs_(static_cast<int>(st.inputs.size())) {
   if (inputs_ > 1) y_labels_ = st.inputs[1].labels;
   TRA_ASSERT(z_labels_.size() <= static_cast<size_t>(kMaxRank) && agg_labels_.size() <= static_cast<size_t>(kMaxRank),
@@ -108,8 +101,7 @@ double EinSumKernel::flops() const {
 
 Chunk EinSumKernel::apply(const Chunk& x, const Chunk* y) const {
   TRA_ASSERT(x.shape == x_shape(), "kernel input x " << shape_string(x.shape) << " expected " << shape_string(x_shape()));
-  if (inputs_ == 2)
-    TRA_ASSERT(y && y->shape == y_shape(), "kernel input y expected " << shape_string(y_shape()));
+  if (inputs_ == 2) TRA_ASSERT(y && y->shape == y_shape(), "kernel input y expected " << shape_string(y_shape()));
   return gemm_ ? apply_gemm(x, *y) : apply_generic(x, y);
 }
 

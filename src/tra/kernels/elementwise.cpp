@@ -26,9 +26,8 @@ void run(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x
     });
   } else {
     const bool two = y.extent(0) != 0;
-    Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index i) {
-      z(i) = prog.eval(x(i), two ? y(i) : Scalar(0));
-    });
+    Kokkos::parallel_for(
+        name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index i) { z(i) = prog.eval(x(i), two ? y(i) : Scalar(0)); });
   }
 }
 
@@ -68,8 +67,7 @@ void gather(Odometer& o, const Scalar* x, const Scalar* y, Scalar* xa, Scalar* y
 }
 
 template <class Space>
-void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w, const ChunkData& x, const ChunkData& y,
-              const ChunkData& z) {
+void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
   const Index n = w.count();
   const bool two = y.extent(0) != 0;
   if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
@@ -85,11 +83,12 @@ void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w
       prog.eval_block(a, two ? b : nullptr, zp + s, m);
     });
   } else {
-    Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index p) {
-      Index oa, ob, oc;
-      w.offsets(p, oa, ob, oc);
-      z(oc) = prog.eval(x(oa), two ? y(ob) : Scalar(0));
-    });
+    Kokkos::parallel_for(
+        name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index p) {
+          Index oa, ob, oc;
+          w.offsets(p, oa, ob, oc);
+          z(oc) = prog.eval(x(oa), two ? y(ob) : Scalar(0));
+        });
   }
 }
 
@@ -151,45 +150,47 @@ void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, ein
   for (Index g : groups) total += outputs * g;
   const ChunkData part = scratch(static_cast<size_t>(std::max<Index>(total, 1)));  // kept between reductions (no allocation each)
   const Index first = levels == 0 ? 1 : groups[0];
-  Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, outputs * first), KOKKOS_LAMBDA(const Index job) {
-    const Index p = job / first, q0 = (job % first) * kFoldWidth;
-    const Index q1 = levels == 0 ? n_inner : (q0 + kFoldWidth < n_inner ? q0 + kFoldWidth : n_inner);
-    Index ox, oy, oz;
-    out.offsets(p, ox, oy, oz);
-    Scalar acc = einsum::agg_identity(agg);
-    for (Index q = q0; q < q1; ++q) {
-      Index ax, ay, unused;
-      inner.offsets(q, ax, ay, unused);
-      acc = einsum::agg_combine(agg, acc, prog.eval(x(ox + ax), two ? y(oy + ay) : Scalar(0)));
-    }
-    if (levels == 0) z(oz) = acc;
-    else part(job) = acc;
-  });
+  Kokkos::parallel_for(
+      name, Kokkos::RangePolicy<Space>(0, outputs * first), KOKKOS_LAMBDA(const Index job) {
+        const Index p = job / first, q0 = (job % first) * kFoldWidth;
+        const Index q1 = levels == 0 ? n_inner : (q0 + kFoldWidth < n_inner ? q0 + kFoldWidth : n_inner);
+        Index ox, oy, oz;
+        out.offsets(p, ox, oy, oz);
+        Scalar acc = einsum::agg_identity(agg);
+        for (Index q = q0; q < q1; ++q) {
+          Index ax, ay, unused;
+          inner.offsets(q, ax, ay, unused);
+          acc = einsum::agg_combine(agg, acc, prog.eval(x(ox + ax), two ? y(oy + ay) : Scalar(0)));
+        }
+        if (levels == 0) z(oz) = acc;
+        else part(job) = acc;
+      });
   Index from = 0;
   for (int l = 1; l <= levels; ++l) {
     const Index len = groups[static_cast<size_t>(l - 1)], to = from + outputs * len;
     const bool top = l == levels;
     const Index next = top ? 1 : groups[static_cast<size_t>(l)];
-    Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, outputs * next), KOKKOS_LAMBDA(const Index job) {
-      const Index p = job / next, j0 = top ? 0 : (job % next) * kFoldWidth;
-      const Index j1 = top ? len : (j0 + kFoldWidth < len ? j0 + kFoldWidth : len);
-      Scalar acc = einsum::agg_identity(agg);
-      for (Index j = j0; j < j1; ++j) acc = einsum::agg_combine(agg, acc, part(from + p * len + j));
-      if (top) {
-        Index ox, oy, oz;
-        out.offsets(p, ox, oy, oz);
-        z(oz) = acc;
-      } else {
-        part(to + job) = acc;
-      }
-    });
+    Kokkos::parallel_for(
+        name, Kokkos::RangePolicy<Space>(0, outputs * next), KOKKOS_LAMBDA(const Index job) {
+          const Index p = job / next, j0 = top ? 0 : (job % next) * kFoldWidth;
+          const Index j1 = top ? len : (j0 + kFoldWidth < len ? j0 + kFoldWidth : len);
+          Scalar acc = einsum::agg_identity(agg);
+          for (Index j = j0; j < j1; ++j) acc = einsum::agg_combine(agg, acc, part(from + p * len + j));
+          if (top) {
+            Index ox, oy, oz;
+            out.offsets(p, ox, oy, oz);
+            z(oz) = acc;
+          } else {
+            part(to + job) = acc;
+          }
+        });
     from = to;
   }
 }
 
 template <class Space>
-void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
-                const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const ChunkData& x,
+                const ChunkData& y, const ChunkData& z) {
   const Index n_inner = inner.count();
   const bool two = y.extent(0) != 0;
   if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
@@ -218,18 +219,17 @@ void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::Agg
 
 }  // namespace
 
-void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ChunkData& x, const ChunkData& y,
-               const ChunkData& z) {
+void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
   run_walk<ExecSpace>(name, prog, walk, x, y, z);
 }
 
-void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
-                 const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const ChunkData& x,
+                 const ChunkData& y, const ChunkData& z) {
   run_reduce<ExecSpace>(name, prog, agg, out, inner, x, y, z);
 }
 
 void eval_reduce_device_form(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
-                              const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+                             const ChunkData& x, const ChunkData& y, const ChunkData& z) {
   reduce_device_form<ExecSpace>(name, prog, agg, out, inner, x, y, z);
 }
 

@@ -18,8 +18,7 @@ void eval_elements(const char* name, const einsum::ScalarProgram& prog, const Ch
 // position p of `walk`'s shape, a and b its offsets in x and y (walk.stride_c
 // must be z's row-major strides). On a host the offsets are stepped like an
 // odometer through each block instead of divided out per element.
-void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ChunkData& x, const ChunkData& y,
-               const ChunkData& z);
+void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ChunkData& x, const ChunkData& y, const ChunkData& z);
 
 // With an aggregation: z(p) = ⊕ over the positions q of `inner` of
 // prog(x(a_p + a_q), y(b_p + b_q)), folded as the tree of
@@ -28,8 +27,8 @@ void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& 
 // 32 values or fewer: plainly in the order of q). The order is the same on
 // every backend, so host and device results are equal bit for bit; a
 // device folds each level's groups in parallel.
-void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
-                 const ChunkData& x, const ChunkData& y, const ChunkData& z);
+void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const ChunkData& x,
+                 const ChunkData& y, const ChunkData& z);
 
 // The device's form of eval_reduce (one thread per output and group, a
 // level at a time), run on this build's execution space: what a GPU

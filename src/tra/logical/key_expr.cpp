@@ -8,17 +8,21 @@ namespace tra::logical {
 
 struct KeyExprNode {
   enum Kind { Const, Var, Unary, Binary } kind = Const;
-  Index value = 0;      // Const
-  int var = 0;          // Var: k<var>
-  std::string op;       // Unary ("-", "!") or Binary
+  Index value = 0;  // Const
+  int var = 0;  // Var: k<var>
+  std::string op;  // Unary ("-", "!") or Binary
   std::shared_ptr<const KeyExprNode> a, b;
 
   Index eval(const Key& k) const {
     switch (kind) {
-      case Const: return value;
-      case Var: return k[static_cast<size_t>(var)];
-      case Unary: return op == "-" ? -a->eval(k) : !a->eval(k);
-      case Binary: break;
+      case Const:
+        return value;
+      case Var:
+        return k[static_cast<size_t>(var)];
+      case Unary:
+        return op == "-" ? -a->eval(k) : !a->eval(k);
+      case Binary:
+        break;
     }
     const Index x = a->eval(k);
     if (op == "&&") return x && b->eval(k);
@@ -73,15 +77,23 @@ class KeyParser {
 
  private:
   [[noreturn]] void fail(const std::string& msg) const { throw UserError(where_.shifted(static_cast<int>(i_)), msg); }
-  void skip() { while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_; }
+  void skip() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
   bool eat(const std::string& t) {
     skip();
-    if (s_.compare(i_, t.size(), t) == 0) { i_ += t.size(); return true; }
+    if (s_.compare(i_, t.size(), t) == 0) {
+      i_ += t.size();
+      return true;
+    }
     return false;
   }
   static NodeP bin(const std::string& op, NodeP a, NodeP b) {
     auto n = std::make_shared<KeyExprNode>();
-    n->kind = KeyExprNode::Binary; n->op = op; n->a = std::move(a); n->b = std::move(b);
+    n->kind = KeyExprNode::Binary;
+    n->op = op;
+    n->a = std::move(a);
+    n->b = std::move(b);
     return n;
   }
   // Parentheses and signs nest by recursion: limited before going deeper.
@@ -89,7 +101,8 @@ class KeyParser {
   struct Nested {
     KeyParser& p;
     explicit Nested(KeyParser& parser) : p(parser) {
-      if (++p.nesting_ > kMaxNesting) p.fail("expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels of parentheses or signs)");
+      if (++p.nesting_ > kMaxNesting)
+        p.fail("expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels of parentheses or signs)");
     }
     ~Nested() { --p.nesting_; }
   };
@@ -99,7 +112,11 @@ class KeyParser {
     while (eat("||")) a = bin("||", a, parse_and());
     return a;
   }
-  NodeP parse_and() { NodeP a = parse_cmp(); while (eat("&&")) a = bin("&&", a, parse_cmp()); return a; }
+  NodeP parse_and() {
+    NodeP a = parse_cmp();
+    while (eat("&&")) a = bin("&&", a, parse_cmp());
+    return a;
+  }
   NodeP parse_cmp() {
     NodeP a = parse_add();
     for (const char* op : {"==", "!=", "<=", ">=", "<", ">"})
@@ -128,7 +145,9 @@ class KeyParser {
       if (eat(op)) {
         const Nested nested(*this);
         auto n = std::make_shared<KeyExprNode>();
-        n->kind = KeyExprNode::Unary; n->op = op; n->a = parse_unary();
+        n->kind = KeyExprNode::Unary;
+        n->op = op;
+        n->a = parse_unary();
         return n;
       }
     }
@@ -157,7 +176,8 @@ class KeyParser {
       if (j > i_ + 1) {
         const std::string digits = s_.substr(i_ + 1, j - i_ - 1);
         if (digits.size() > 9 || std::stoi(digits) >= arity_)  // more than 9 digits would overflow stoi
-          fail("key dimension k" + digits + " does not exist: keys here have " + std::to_string(arity_) + " dimensions (k0..k" + std::to_string(arity_ - 1) + ")");
+          fail("key dimension k" + digits + " does not exist: keys here have " + std::to_string(arity_) + " dimensions (k0..k" +
+               std::to_string(arity_ - 1) + ")");
         n->kind = KeyExprNode::Var;
         n->var = std::stoi(digits);
         i_ = j;

@@ -27,7 +27,7 @@ class KeyExpr {
   static KeyExpr projection(const std::vector<int>& positions, int arity);
 
   bool test(const Key& key) const;  // predicate
-  Key map(const Key& key) const;    // key map
+  Key map(const Key& key) const;  // key map
   int arity() const { return arity_; }  // of the keys it reads
   int out_arity() const { return static_cast<int>(outputs_.size()); }
   bool is_identity() const;

@@ -62,7 +62,8 @@ class Lowerer {
       const std::string& out = model::statement_output(s);
       later_outputs_.erase(out);
       if (wf_.find_tensor(out)) throw UserError(model::statement_loc(s), "statement redefines '" + out + "', which is declared as an input tensor");
-      if (out_.tensor_node.count(out)) throw UserError(model::statement_loc(s), "'" + out + "' is computed twice; give each statement its own output name");
+      if (out_.tensor_node.count(out))
+        throw UserError(model::statement_loc(s), "'" + out + "' is computed twice; give each statement its own output name");
       if (auto e = std::get_if<EinSum>(&s)) lower_einsum(*e, i);
       else lower_tra(std::get<model::TraStatement>(s));
     }
@@ -127,7 +128,8 @@ class Lowerer {
                                  "); an EinSum needs a whole tensor (rekey it to a continuous key range first)");
     if (!ty.standard())
       throw UserError(where, "'" + name + "' is a tensor relation with " + std::to_string(ty.key_arity()) + " key dimensions but chunks of rank " +
-                                 std::to_string(ty.chunk_shape.size()) + "; an EinSum needs one key dimension per array dimension (concat or rekey it first)");
+                                 std::to_string(ty.chunk_shape.size()) +
+                                 "; an EinSum needs one key dimension per array dimension (concat or rekey it first)");
     return ty.tensor_shape();
   }
 
@@ -143,7 +145,8 @@ class Lowerer {
         const Label& l = in.labels[i];
         auto it = bound.find(l);
         if (it != bound.end() && it->second != s[i])
-          throw UserError(in.loc, "label '" + l + "' has extent " + std::to_string(it->second) + " in " + seen_in[l] + " but " + std::to_string(s[i]) + " in " + in.name);
+          throw UserError(in.loc, "label '" + l + "' has extent " + std::to_string(it->second) + " in " + seen_in[l] + " but " +
+                                      std::to_string(s[i]) + " in " + in.name);
         bound[l] = s[i];
         seen_in.emplace(l, in.name);
       }
@@ -171,10 +174,11 @@ class Lowerer {
     if (manual != wf_.run.partitioning.end()) {
       const SourceLoc& where = wf_.run.partitioning_loc.at(e.output.name);
       for (const auto& [l, parts] : manual->second) {
-        if (!bound.count(l)) throw UserError(where, "partitioning of '" + e.output.name + "' names label '" + l + "', which its statement does not use");
+        if (!bound.count(l))
+          throw UserError(where, "partitioning of '" + e.output.name + "' names label '" + l + "', which its statement does not use");
         if (bound.at(l) % parts != 0)
-          throw UserError(where, "partitioning of '" + e.output.name + "' splits label '" + l + "' (extent " + std::to_string(bound.at(l)) + ") into " +
-                                     std::to_string(parts) + " parts, which does not divide it");
+          throw UserError(where, "partitioning of '" + e.output.name + "' splits label '" + l + "' (extent " + std::to_string(bound.at(l)) +
+                                     ") into " + std::to_string(parts) + " parts, which does not divide it");
         d[l] = parts;
       }
       out_.decomposition.from_deck.insert(e.output.name);
@@ -203,7 +207,8 @@ class Lowerer {
       auto& d = planned_[g.vertices[v].name];
       for (size_t l = 0; l < g.vertices[v].labels.size(); ++l) d[g.vertices[v].labels[l]] = plan.d[v][l];
     }
-    const char* how = partitioner_.kind == model::RunOptions::Partitioner::EinDecomp ? decomp::method_name(plan.method) : decomp::method_name(decomp::Method::Rule);
+    const char* how =
+        partitioner_.kind == model::RunOptions::Partitioner::EinDecomp ? decomp::method_name(plan.method) : decomp::method_name(decomp::Method::Rule);
     out_.decomposition.methods.push_back("from statement " + model::statement_output(wf_.graph[first]) + " on: " + how);
   }
 
@@ -387,7 +392,8 @@ class Lowerer {
             if (v < 0) throw UserError(s.expr_loc, "rekey maps key " + to_string(k) + " to " + to_string(m) + ", which has a negative entry");
           auto [it, fresh] = from.emplace(m, k);
           if (!fresh)
-            throw UserError(s.expr_loc, "rekey maps both " + to_string(it->second) + " and " + to_string(k) + " to " + to_string(m) + ": keys must stay unique (TRA §3.2)");
+            throw UserError(s.expr_loc, "rekey maps both " + to_string(it->second) + " and " + to_string(k) + " to " + to_string(m) +
+                                            ": keys must stay unique (TRA §3.2)");
           n.keys.push_back(m);
         }
         std::sort(n.keys.begin(), n.keys.end());
@@ -411,9 +417,11 @@ class Lowerer {
       }
       case model::TraStatement::Op::Tile: {
         n.kind = TraNode::Kind::Tile;
-        if (s.dim >= rank) throw UserError(s.loc, "tile dim " + std::to_string(s.dim) + " but chunks of '" + s.input + "' have rank " + std::to_string(rank));
+        if (s.dim >= rank)
+          throw UserError(s.loc, "tile dim " + std::to_string(s.dim) + " but chunks of '" + s.input + "' have rank " + std::to_string(rank));
         if (src.type.chunk_shape[s.dim] % s.size != 0)
-          throw UserError(s.expr_loc, "tile size " + std::to_string(s.size) + " does not divide the chunk extent " + std::to_string(src.type.chunk_shape[s.dim]));
+          throw UserError(s.expr_loc,
+                          "tile size " + std::to_string(s.size) + " does not divide the chunk extent " + std::to_string(src.type.chunk_shape[s.dim]));
         n.dim = s.dim;
         n.size = s.size;
         const Index pieces = src.type.chunk_shape[s.dim] / s.size;
@@ -430,8 +438,11 @@ class Lowerer {
       }
       case model::TraStatement::Op::Concat: {
         n.kind = TraNode::Kind::Concat;
-        if (s.key_dim >= arity) throw UserError(s.expr_loc, "concat key_dim " + std::to_string(s.key_dim) + " but '" + s.input + "' has " + std::to_string(arity) + " key dimensions");
-        if (s.dim >= rank) throw UserError(s.loc, "concat dim " + std::to_string(s.dim) + " but chunks of '" + s.input + "' have rank " + std::to_string(rank));
+        if (s.key_dim >= arity)
+          throw UserError(s.expr_loc,
+                          "concat key_dim " + std::to_string(s.key_dim) + " but '" + s.input + "' has " + std::to_string(arity) + " key dimensions");
+        if (s.dim >= rank)
+          throw UserError(s.loc, "concat dim " + std::to_string(s.dim) + " but chunks of '" + s.input + "' have rank " + std::to_string(rank));
         n.key_dim = s.key_dim;
         n.dim = s.dim;
         const Index parts = src.type.frontier[s.key_dim];
@@ -443,8 +454,8 @@ class Lowerer {
         }
         for (const auto& [g, count] : members) {
           if (count != parts)
-            throw UserError(s.loc, "concat along key dimension " + std::to_string(s.key_dim) + " needs " + std::to_string(parts) + " tuples per group but group " +
-                                       to_string(g) + " has " + std::to_string(count) + " (the relation has holes)");
+            throw UserError(s.loc, "concat along key dimension " + std::to_string(s.key_dim) + " needs " + std::to_string(parts) +
+                                       " tuples per group but group " + to_string(g) + " has " + std::to_string(count) + " (the relation has holes)");
           n.keys.push_back(g);
         }
         n.type.frontier.erase(n.type.frontier.begin() + s.key_dim);

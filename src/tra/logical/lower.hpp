@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "tra/decomp/costs.hpp"
-#include "tra/model/workflow.hpp"
 #include "tra/logical/tra_plan.hpp"
+#include "tra/model/workflow.hpp"
 
 namespace tra::logical {
 
@@ -26,12 +26,12 @@ namespace tra::logical {
 // statement reads it (the grid a Retile node starts from), 0 when it is read
 // for the first time on the statement's grid.
 struct DecompositionReport {
-  std::string partitioner;            // eindecomp, sqrt, data-parallel, model-parallel, manual
-  Index kernel_calls = 1;             // p (§6): ranks rounded up to a power of two, times the over-decomposition
+  std::string partitioner;  // eindecomp, sqrt, data-parallel, model-parallel, manual
+  Index kernel_calls = 1;  // p (§6): ranks rounded up to a power of two, times the over-decomposition
   int nranks = 1;
   Index overdecomposition = 1;
-  std::vector<std::string> methods;   // per planning round, where it starts and how it searched (a statement reading a TRA output starts a new round)
-  std::set<std::string> from_deck;    // statements whose d the deck sets
+  std::vector<std::string> methods;  // per planning round, where it starts and how it searched (a statement reading a TRA output starts a new round)
+  std::set<std::string> from_deck;  // statements whose d the deck sets
   // Per statement, the summed labels whose d follows its operand's finer
   // chunks (partial results aggregated instead of the operand re-chunked).
   std::map<std::string, std::vector<std::string>> aggregated_in_parts;
@@ -41,8 +41,8 @@ struct DecompositionReport {
 
 struct Lowering {
   TraPlan plan;
-  std::map<std::string, int> tensor_node;                   // tensor -> node holding it last
-  std::map<std::string, std::map<std::string, Index>> d;    // statement output -> label -> parts
+  std::map<std::string, int> tensor_node;  // tensor -> node holding it last
+  std::map<std::string, std::map<std::string, Index>> d;  // statement output -> label -> parts
   DecompositionReport decomposition;
 };
 

@@ -6,15 +6,24 @@ namespace tra::logical {
 
 std::string TraNode::name() const {
   switch (kind) {
-    case Kind::Input: return "Input";
-    case Kind::Retile: return "Retile";
-    case Kind::Join: return "Join";
-    case Kind::Transform: return "Transform";
-    case Kind::Aggregate: return "Aggregate";
-    case Kind::Filter: return "Filter";
-    case Kind::ReKey: return "ReKey";
-    case Kind::Tile: return "Tile";
-    case Kind::Concat: return "Concat";
+    case Kind::Input:
+      return "Input";
+    case Kind::Retile:
+      return "Retile";
+    case Kind::Join:
+      return "Join";
+    case Kind::Transform:
+      return "Transform";
+    case Kind::Aggregate:
+      return "Aggregate";
+    case Kind::Filter:
+      return "Filter";
+    case Kind::ReKey:
+      return "ReKey";
+    case Kind::Tile:
+      return "Tile";
+    case Kind::Concat:
+      return "Concat";
   }
   return "?";
 }
@@ -28,19 +37,33 @@ static std::string list(const std::vector<int>& v) {
 std::string TraNode::detail() const {
   std::ostringstream os;
   switch (kind) {
-    case Kind::Input: os << tensor; break;
-    case Kind::Retile: os << "grid " << shape_string(from_grid) << " -> " << shape_string(type.frontier); break;
-    case Kind::Join: os << list(keys_left) << ", " << list(keys_right) << ", " << einsum->name(); break;
+    case Kind::Input:
+      os << tensor;
+      break;
+    case Kind::Retile:
+      os << "grid " << shape_string(from_grid) << " -> " << shape_string(type.frontier);
+      break;
+    case Kind::Join:
+      os << list(keys_left) << ", " << list(keys_right) << ", " << einsum->name();
+      break;
     case Kind::Transform:
       if (array_kernel == ArrayKernel::Diag) os << "diag";
       else if (array_kernel == ArrayKernel::Scalar) os << scalar.str();
       else os << einsum->name();
       break;
-    case Kind::Aggregate: os << list(group_by) << ", " << einsum::agg_name(agg); break;
+    case Kind::Aggregate:
+      os << list(group_by) << ", " << einsum::agg_name(agg);
+      break;
     case Kind::Filter:
-    case Kind::ReKey: os << key_fn->text(); break;
-    case Kind::Tile: os << dim << ", " << size; break;
-    case Kind::Concat: os << key_dim << ", " << dim; break;
+    case Kind::ReKey:
+      os << key_fn->text();
+      break;
+    case Kind::Tile:
+      os << dim << ", " << size;
+      break;
+    case Kind::Concat:
+      os << key_dim << ", " << dim;
+      break;
   }
   return os.str();
 }

@@ -10,12 +10,24 @@ namespace tra::model {
 std::string Generator::str() const {
   std::ostringstream os;
   switch (kind) {
-    case Kind::Uniform: os << "uniform(" << a << ", " << b << ", " << seed << ")"; break;
-    case Kind::Normal: os << "normal(" << a << ", " << b << ", " << seed << ")"; break;
-    case Kind::Zeros: os << "zeros"; break;
-    case Kind::Ones: os << "ones"; break;
-    case Kind::Identity: os << "identity"; break;
-    case Kind::Arange: os << "arange(" << a << ", " << b << ")"; break;
+    case Kind::Uniform:
+      os << "uniform(" << a << ", " << b << ", " << seed << ")";
+      break;
+    case Kind::Normal:
+      os << "normal(" << a << ", " << b << ", " << seed << ")";
+      break;
+    case Kind::Zeros:
+      os << "zeros";
+      break;
+    case Kind::Ones:
+      os << "ones";
+      break;
+    case Kind::Identity:
+      os << "identity";
+      break;
+    case Kind::Arange:
+      os << "arange(" << a << ", " << b << ")";
+      break;
   }
   return os.str();
 }
@@ -24,11 +36,21 @@ std::string TraStatement::str() const {
   std::ostringstream os;
   os << output << " = ";
   switch (op) {
-    case Op::Filter: os << "Filter(" << expr << ")(" << input << ")"; break;
-    case Op::ReKey: os << "ReKey(" << expr << ")(" << input << ")"; break;
-    case Op::Transform: os << "Transform(" << expr << ")(" << input << ")"; break;
-    case Op::Tile: os << "Tile(" << dim << ", " << size << ")(" << input << ")"; break;
-    case Op::Concat: os << "Concat(" << key_dim << ", " << dim << ")(" << input << ")"; break;
+    case Op::Filter:
+      os << "Filter(" << expr << ")(" << input << ")";
+      break;
+    case Op::ReKey:
+      os << "ReKey(" << expr << ")(" << input << ")";
+      break;
+    case Op::Transform:
+      os << "Transform(" << expr << ")(" << input << ")";
+      break;
+    case Op::Tile:
+      os << "Tile(" << dim << ", " << size << ")(" << input << ")";
+      break;
+    case Op::Concat:
+      os << "Concat(" << key_dim << ", " << dim << ")(" << input << ")";
+      break;
   }
   return os.str();
 }
@@ -51,7 +73,7 @@ using Partitioner = RunOptions::Partitioner;
 
 // The one table of the partitioners' names.
 constexpr std::pair<Partitioner, const char*> kPartitioners[] = {
-    {Partitioner::EinDecomp, "eindecomp"},          {Partitioner::Sqrt, "sqrt"},   {Partitioner::DataParallel, "data-parallel"},
+    {Partitioner::EinDecomp, "eindecomp"},          {Partitioner::Sqrt, "sqrt"},     {Partitioner::DataParallel, "data-parallel"},
     {Partitioner::ModelParallel, "model-parallel"}, {Partitioner::Manual, "manual"},
 };
 

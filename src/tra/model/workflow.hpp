@@ -17,14 +17,14 @@ namespace tra::model {
 
 struct Generator {
   enum class Kind { Uniform, Normal, Zeros, Ones, Identity, Arange } kind = Kind::Zeros;
-  double a = 0, b = 1;      // uniform(low, high, seed) / normal(mean, stddev, seed) / arange(start, step)
+  double a = 0, b = 1;  // uniform(low, high, seed) / normal(mean, stddev, seed) / arange(start, step)
   std::uint64_t seed = 0;
   std::string str() const;
   bool operator==(const Generator& o) const { return kind == o.kind && a == o.a && b == o.b && seed == o.seed; }
 };
 
 struct Hdf5Source {
-  std::string file;     // resolved against the deck's folder
+  std::string file;  // resolved against the deck's folder
   std::string dataset;
   // select: {start, count} — the tensor is the hyperslab of the dataset that
   // starts here (empty: at 0) and has the tensor's shape.
@@ -36,8 +36,8 @@ struct Hdf5Source {
 // iteration (model/batch_order.hpp says which rows).
 struct BatchSpec {
   int dim = 0;
-  Index size = 0;   // rows per iteration: the tensor's extent along dim in the graph
-  Index rows = 0;   // the dataset's extent along dim
+  Index size = 0;  // rows per iteration: the tensor's extent along dim in the graph
+  Index rows = 0;  // the dataset's extent along dim
   SourceLoc loc;
   Index batches() const { return rows / size; }
   bool operator==(const BatchSpec& o) const { return dim == o.dim && size == o.size && rows == o.rows; }
@@ -58,18 +58,20 @@ struct TensorDecl {
   // The shape of the data behind the tensor: a batch tensor's whole dataset.
   Shape source_shape() const;
   // The same tensor read the same way (where the deck says so does not count).
-  bool same_data(const TensorDecl& o) const { return name == o.name && shape == o.shape && chunk == o.chunk && source == o.source && batch == o.batch; }
+  bool same_data(const TensorDecl& o) const {
+    return name == o.name && shape == o.shape && chunk == o.chunk && source == o.source && batch == o.batch;
+  }
 };
 
 // A statement of the TRA that EinSum does not say (TRA paper §3.1).
 struct TraStatement {
   enum class Op { Filter, ReKey, Transform, Tile, Concat } op = Op::Filter;
   std::string input, output;
-  std::string expr;        // filter predicate, rekey map, or transform kernel ("diag", "relu(x)")
+  std::string expr;  // filter predicate, rekey map, or transform kernel ("diag", "relu(x)")
   SourceLoc expr_loc;
-  int dim = 0;             // tile: array dim; concat: array dim
-  int key_dim = 0;         // concat: key dim
-  Index size = 0;          // tile: tile size
+  int dim = 0;  // tile: array dim; concat: array dim
+  int key_dim = 0;  // concat: key dim
+  Index size = 0;  // tile: tile size
   SourceLoc loc;
   std::string str() const;
 };
@@ -79,8 +81,8 @@ using Statement = std::variant<einsum::EinSum, TraStatement>;
 // How an output dataset is stored (outputs: dtype, chunks, gzip).
 struct OutputStorage {
   bool float32 = false;  // 32-bit floats (rounded on writing), else 64-bit
-  Shape chunks;          // HDF5 chunked layout with these extents; empty: contiguous (gzip: the plan's chunks)
-  int gzip = 0;          // deflate level 1..9; 0: uncompressed
+  Shape chunks;  // HDF5 chunked layout with these extents; empty: contiguous (gzip: the plan's chunks)
+  int gzip = 0;  // deflate level 1..9; 0: uncompressed
   // What a dataset of `shape` takes on disk, uncompressed: chunked
   // datasets hold whole chunks at the edges too.
   double stored_bytes(const Shape& shape) const;
@@ -89,7 +91,7 @@ struct OutputStorage {
 
 struct OutputDecl {
   std::string tensor;
-  std::string file;     // as written; relative paths resolve against --output-dir (default: current folder)
+  std::string file;  // as written; relative paths resolve against --output-dir (default: current folder)
   std::string dataset;
   OutputStorage storage;
   SourceLoc loc;
@@ -98,7 +100,7 @@ struct OutputDecl {
 // run: optimizer: — how the IA plan is chosen (docs/optimizer.md).
 struct OptimizerSettings {
   std::vector<std::pair<std::string, SourceLoc>> disable;  // rule names or strategy families
-  std::string strategy = "auto";                            // or a strategy family every contraction must use
+  std::string strategy = "auto";  // or a strategy family every contraction must use
   SourceLoc strategy_loc;
   std::string calibration;  // a tra-calibrate file, resolved against the deck's folder ("" = built-in rates)
   SourceLoc calibration_loc;
@@ -115,7 +117,7 @@ struct RunOptions {
   // partitioning and names no partitioner gets Manual, as before EinDecomp.
   enum class Partitioner { EinDecomp, Sqrt, DataParallel, ModelParallel, Manual } partitioner = Partitioner::EinDecomp;
   SourceLoc partitioner_loc;
-  bool default_given = false;   // `default:` written under partitioning
+  bool default_given = false;  // `default:` written under partitioning
   Index overdecomposition = 1;  // run: overdecomposition: kernel calls per rank, a power of two
   SourceLoc overdecomposition_loc;
   // run: memory_per_rank: bytes a rank may hold ("4 GiB"); 0 = the
@@ -129,10 +131,10 @@ struct RunOptions {
 // decay, no amsgrad).
 struct UpdateRule {
   enum class Kind { Sgd, Momentum, Adam } kind = Kind::Sgd;
-  double lr = 0;      // learning rate
-  double beta = 0;    // momentum; Adam's beta1
-  double beta2 = 0;   // Adam
-  double eps = 0;     // Adam
+  double lr = 0;  // learning rate
+  double beta = 0;  // momentum; Adam's beta1
+  double beta2 = 0;  // Adam
+  double eps = 0;  // Adam
   SourceLoc loc;
 };
 
@@ -142,10 +144,10 @@ struct UpdateRule {
 struct TrainSettings {
   std::string loss;  // a scalar tensor of the graph
   SourceLoc loss_loc;
-  SourceLoc loc;     // where train: is written
+  SourceLoc loc;  // where train: is written
   std::optional<UpdateRule> optimizer;
   Index iterations = 0;  // epochs: E is read as E × batches per epoch
-  Index epochs = 0;      // as written; 0 = iterations were given
+  Index epochs = 0;  // as written; 0 = iterations were given
   SourceLoc iterations_loc;  // where iterations: or epochs: is written
   // order: — which batch an iteration reads (model/batch_order.hpp).
   enum class Order { Sequential, Shuffled } order = Order::Sequential;

@@ -10,7 +10,6 @@
 
 #include <string>
 
-
 namespace tra::physical {
 
 // The rates a build assumes without a calibration file: the development
@@ -44,11 +43,11 @@ struct Rates {
   double memory_bytes = kBuiltInMemoryBytes;
   // The network rates are those of 100 MB-sized collectives (perf/plans), which
   // reach a third of what tra-calibrate's small ones measure on this VM.
-  double shuffle_bytes = 1.3e9;    // per site: bytes a site sends per second in MPI_Alltoallv
-  double bcast_bytes = 1.8e9;      // per site: bytes a site receives per second in MPI_Allgatherv
+  double shuffle_bytes = 1.3e9;  // per site: bytes a site sends per second in MPI_Alltoallv
+  double bcast_bytes = 1.8e9;  // per site: bytes a site receives per second in MPI_Allgatherv
   double generate_floats = kBuiltInGenerateFloats;  // per site: floats per second from the deck's generators (VM: uniform() ~1.1e8, normal() ~2.2e7)
-  double hdf5_read_bytes = kBuiltInHdf5ReadBytes;   // per site: bytes per second read from an HDF5 source
-  double latency = 20e-6;          // seconds per collective call (start-up cost)
+  double hdf5_read_bytes = kBuiltInHdf5ReadBytes;  // per site: bytes per second read from an HDF5 source
+  double latency = 20e-6;  // seconds per collective call (start-up cost)
   // Or the file it came from, or after measure_rates "tra-calibrate, <date>,
   // <n> ranks, <host>", which save_rates writes as the file's first line.
   std::string origin = "built-in defaults";

@@ -69,7 +69,8 @@ std::string AggKernel::text() const {
 bool AggKernel::operator==(const AggKernel& o) const {
   if (reduce.index() != o.reduce.index() || finish != o.finish) return false;
   if (const auto* f = std::get_if<Fold>(&reduce)) return f->op == std::get<Fold>(o.reduce).op;
-  if (const auto* a = std::get_if<Assemble>(&reduce)) return a->piece == std::get<Assemble>(o.reduce).piece && a->out_chunk == std::get<Assemble>(o.reduce).out_chunk;
+  if (const auto* a = std::get_if<Assemble>(&reduce))
+    return a->piece == std::get<Assemble>(o.reduce).piece && a->out_chunk == std::get<Assemble>(o.reduce).out_chunk;
   return std::get<Concat>(reduce).key_dim == std::get<Concat>(o.reduce).key_dim && std::get<Concat>(reduce).dim == std::get<Concat>(o.reduce).dim;
 }
 

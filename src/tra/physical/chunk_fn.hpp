@@ -28,7 +28,7 @@ struct EinSumCall {
 class ArrayFn {
  public:
   struct Diagonal {};  // the diagonal of a square chunk (it only picks elements)
-  struct Elements {    // a scalar program on every element
+  struct Elements {  // a scalar program on every element
     einsum::ScalarProgram program;
   };
   using Step = std::variant<EinSumCall, Diagonal, Elements>;
@@ -37,8 +37,8 @@ class ArrayFn {
   static ArrayFn of(Step s);
   bool identity() const { return steps_.empty(); }
   ArrayFn after(const ArrayFn& inner) const;  // this ∘ inner
-  bool selects() const;                       // every step only picks elements (diag; idOp counts)
-  std::string text() const;                   // "" for idOp
+  bool selects() const;  // every step only picks elements (diag; idOp counts)
+  std::string text() const;  // "" for idOp
   const std::vector<Step>& steps() const { return steps_; }
   bool operator==(const ArrayFn& o) const;
   bool operator!=(const ArrayFn& o) const { return !(*this == o); }

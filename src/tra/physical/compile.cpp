@@ -37,15 +37,33 @@ class Compiler {
       const TraNode& n = tra_.nodes[i];
       int out = -1;
       switch (n.kind) {
-        case TraNode::Kind::Input: out = scan(n); break;
-        case TraNode::Kind::Retile: out = retile(n); break;
-        case TraNode::Kind::Join: out = join(n); break;
-        case TraNode::Kind::Transform: out = transform(n); break;
-        case TraNode::Kind::Aggregate: out = aggregate(n); break;
-        case TraNode::Kind::Filter: out = filter(n); break;
-        case TraNode::Kind::ReKey: out = rekey(n); break;
-        case TraNode::Kind::Tile: out = tile(n); break;
-        case TraNode::Kind::Concat: out = concat(n); break;
+        case TraNode::Kind::Input:
+          out = scan(n);
+          break;
+        case TraNode::Kind::Retile:
+          out = retile(n);
+          break;
+        case TraNode::Kind::Join:
+          out = join(n);
+          break;
+        case TraNode::Kind::Transform:
+          out = transform(n);
+          break;
+        case TraNode::Kind::Aggregate:
+          out = aggregate(n);
+          break;
+        case TraNode::Kind::Filter:
+          out = filter(n);
+          break;
+        case TraNode::Kind::ReKey:
+          out = rekey(n);
+          break;
+        case TraNode::Kind::Tile:
+          out = tile(n);
+          break;
+        case TraNode::Kind::Concat:
+          out = concat(n);
+          break;
       }
       plan_.tra_to_ia[i] = out;
       plan_.roots.push_back(out);
@@ -105,7 +123,7 @@ class Compiler {
     for (int d = 0; d < rank; ++d) {
       fine[d] = std::lcm(from[d], to[d]);
       split[d] = fine[d] / from[d];  // pieces per input chunk
-      group[d] = fine[d] / to[d];    // pieces per output chunk
+      group[d] = fine[d] / to[d];  // pieces per output chunk
       piece[d] = full[d] / fine[d];
     }
     // The pieces keyed <target key..., position inside the target chunk...>.

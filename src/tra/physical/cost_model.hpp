@@ -19,8 +19,8 @@
 namespace tra::physical {
 
 struct PlanCost {
-  double seconds = 0;     // time estimate
-  Index floats_moved = 0; // exact floats sent between sites
+  double seconds = 0;  // time estimate
+  Index floats_moved = 0;  // exact floats sent between sites
   double paper_cost = 0;  // Σ f·s over Bcasts + Σ f over Shuffles
   double flops = 0;
   int operators = 0;

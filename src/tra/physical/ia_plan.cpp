@@ -111,8 +111,8 @@ std::string IaPlan::str() const {
     if (n.moves()) os << ", moves " << n.predicted_floats << " floats (paper cost " << std::setprecision(6) << n.paper_cost << ")";
     os << "\n";
   }
-  os << "  predicted: " << predicted_floats() << " floats moved between " << nsites << " sites, " << std::setprecision(4)
-     << flops() / 1e9 << " GFLOP\n";
+  os << "  predicted: " << predicted_floats() << " floats moved between " << nsites << " sites, " << std::setprecision(4) << flops() / 1e9
+     << " GFLOP\n";
   return os.str();
 }
 

@@ -94,21 +94,22 @@ struct IaNode {
   const Shape& site_grid() const { return kind() == Kind::Scan ? scan().site_grid : shuffle().site_grid; }
   double call_flops() const;  // Join, Agg, Map: kernel work per call (per group for Agg); 0 otherwise
 
-  RelType out_type;     // LocalJoin, LocalAgg, LocalMap: chunk shape and key arity of the output
-  std::string detail;   // operator parameters in words
+  RelType out_type;  // LocalJoin, LocalAgg, LocalMap: chunk shape and key arity of the output
+  std::string detail;  // operator parameters in words
 
   // ---- derived by infer()
-  bool stale = true;      // the derived fields below must be recomputed (parameters or inputs changed)
-  RelType type;           // frontier inferred from the exact key set (§5.3, brute force)
+  bool stale = true;  // the derived fields below must be recomputed (parameters or inputs changed)
+  RelType type;  // frontier inferred from the exact key set (§5.3, brute force)
   Distribution dist;
-  bool scattered = false;       // a key sits on several sites (partial aggregates)
-  std::string invalid;          // why this node would compute a wrong result, if it would
-  Index predicted_floats = 0;   // floats it sends between sites, exactly
-  double paper_cost = 0;        // §5.3: broadcast f·s, shuffle f
-  double flops = 0;             // kernel work, all sites
-  double site_flops = 0;        // kernel work of the busiest site
-  double site_fold_flops = 0;   // LocalAgg: the part of site_flops that folds members (the rest is a composed map)
-  Index site_floats_in = 0;     // Scan: floats the busiest site reads; Bcast/Shuffle: the busiest site sends or receives; LocalJoin: its kernel calls read and write
+  bool scattered = false;  // a key sits on several sites (partial aggregates)
+  std::string invalid;  // why this node would compute a wrong result, if it would
+  Index predicted_floats = 0;  // floats it sends between sites, exactly
+  double paper_cost = 0;  // §5.3: broadcast f·s, shuffle f
+  double flops = 0;  // kernel work, all sites
+  double site_flops = 0;  // kernel work of the busiest site
+  double site_fold_flops = 0;  // LocalAgg: the part of site_flops that folds members (the rest is a composed map)
+  Index site_floats_in =
+      0;  // Scan: floats the busiest site reads; Bcast/Shuffle: the busiest site sends or receives; LocalJoin: its kernel calls read and write
 
   // The same operator on the same inputs: every parameter equal (the
   // derived fields follow from them; `detail` is words about them).
@@ -129,7 +130,7 @@ struct IaPlan {
   std::vector<IaNode> nodes;  // inputs precede their consumers
   int nsites = 1;
   std::vector<int> tra_to_ia;  // the IA node that yields each TRA node's relation (-1 once rewritten away)
-  std::vector<int> roots;      // nodes whose results are wanted; the rest is dead unless they feed one
+  std::vector<int> roots;  // nodes whose results are wanted; the rest is dead unless they feed one
 
   Index predicted_floats() const;
   double flops() const;

@@ -148,7 +148,8 @@ void infer(IaPlan& plan) {
 std::vector<int> infer_stale(IaPlan& plan) { return Inference(plan, every_node(plan)).run(nullptr); }
 
 Inferred Inferred::of(const IaNode& n) {
-  Inferred x{n.stale, n.type, n.dist, n.scattered, n.invalid, n.predicted_floats, n.paper_cost, n.flops, n.site_flops, n.site_fold_flops, n.site_floats_in, {}, {}};
+  Inferred x{n.stale,           n.type,           n.dist, n.scattered, n.invalid, n.predicted_floats, n.paper_cost, n.flops, n.site_flops,
+             n.site_fold_flops, n.site_floats_in, {},     {}};
   if (places(n)) {
     x.placement = n.placement();
     x.site_grid = n.site_grid();

@@ -42,7 +42,7 @@ struct Inferred {
   double paper_cost = 0, flops = 0, site_flops = 0, site_fold_flops = 0;
   Index site_floats_in = 0;
   Placement placement;  // Scan, Shuffle
-  Shape site_grid;      // Scan, Shuffle
+  Shape site_grid;  // Scan, Shuffle
 
   static Inferred of(const IaNode& n);
   void restore(IaNode& n);  // moves the fields back into n

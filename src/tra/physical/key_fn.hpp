@@ -33,7 +33,7 @@ class KeyFn {
   bool identity() const { return steps_.empty(); }
   Key operator()(const Key& k) const;
   KeyFn after(const KeyFn& inner) const;  // this ∘ inner: inner's steps first
-  std::string text() const;               // "" for idOp; steps joined by ∘, last applied first
+  std::string text() const;  // "" for idOp; steps joined by ∘, last applied first
   const std::vector<Step>& steps() const { return steps_; }
   bool operator==(const KeyFn& o) const;
   bool operator!=(const KeyFn& o) const { return !(*this == o); }
@@ -79,9 +79,9 @@ class KeyPredicate {
 // A map of one tuple to several: the keys each key becomes (the chunks
 // follow in exec/). The forms the compiler and the join strategies make:
 struct Retile {  // re-chunking (compile.cpp): cut into pieces keyed <target key..., position in it...>
-  Shape split;   // pieces per input chunk, per dimension
-  Shape group;   // pieces per output chunk
-  Shape piece;   // a piece's extents
+  Shape split;  // pieces per input chunk, per dimension
+  Shape group;  // pieces per output chunk
+  Shape piece;  // a piece's extents
   bool operator==(const Retile& o) const { return split == o.split && group == o.group && piece == o.piece; }
 };
 struct TileKeys {  // Tile(tileDim, tileSize): the piece number appended as a last key dimension

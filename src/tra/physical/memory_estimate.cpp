@@ -46,8 +46,8 @@ MemoryEstimate estimate_memory(const IaPlan& plan) {
     const IaNode& node = plan.nodes[i];
     // A read nobody consumes is skipped (its consumer reads a replicated copy).
     if (node.kind() == IaNode::Kind::Scan && last_use[i] < 0 && !kept[i]) continue;
-    const bool taken_over = node.kind() == IaNode::Kind::LocalAgg && !node.inputs.empty() &&
-                            streamed[static_cast<size_t>(node.inputs[0])] == static_cast<int>(i);
+    const bool taken_over =
+        node.kind() == IaNode::Kind::LocalAgg && !node.inputs.empty() && streamed[static_cast<size_t>(node.inputs[0])] == static_cast<int>(i);
     if (taken_over) {
       // The join's tuples (already counted) are now the aggregation's.
       std::swap(bytes[i], bytes[static_cast<size_t>(node.inputs[0])]);

@@ -20,7 +20,7 @@ namespace tra::physical {
 struct MemoryEstimate {
   std::int64_t peak_bytes = 0;  // the largest site's
   int peak_site = 0;
-  int peak_node = -1;           // the operator running when it is reached
+  int peak_node = -1;  // the operator running when it is reached
 };
 
 MemoryEstimate estimate_memory(const IaPlan& plan);

@@ -6,13 +6,13 @@
 #include <set>
 #include <stdexcept>
 
+#include "tra/common/error.hpp"
 #include "tra/common/text.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/physical/infer.hpp"
 #include "tra/physical/plan_edit.hpp"
 #include "tra/physical/search/rule_search.hpp"
 #include "tra/physical/verify.hpp"
-#include "tra/common/error.hpp"
 
 namespace tra::physical {
 namespace {
@@ -44,10 +44,10 @@ struct SearchState {
   Search search;
   Held best;
   Optimized& out;
-  std::vector<int> joins;                       // TRA nodes of the joins, in plan order
-  std::map<int, std::string> chosen;            // per join: the strategy in the plan
+  std::vector<int> joins;  // TRA nodes of the joins, in plan order
+  std::map<int, std::string> chosen;  // per join: the strategy in the plan
   std::map<int, std::vector<Alternative>> considered;
-  std::map<int, std::string> unforced;          // joins the forced family has no plan for, and why
+  std::map<int, std::string> unforced;  // joins the forced family has no plan for, and why
 };
 
 // Phase "rules": the simple rules to a fixed point. R2-6's three forms of a
@@ -95,8 +95,8 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
         for (const auto& s : all) families.insert(s.family);
         std::string have;
         for (const auto& f : families) have += (have.empty() ? "" : ", ") + f;
-        unforced[t] = "--strategy " + options.strategy + ": t" + std::to_string(t) + " (" + shorten(best.plan.node(j).detail, 60) +
-                      ") has no " + options.strategy + " plan (" + forced_family_missing(options.strategy) + "; it has " + have + ")";
+        unforced[t] = "--strategy " + options.strategy + ": t" + std::to_string(t) + " (" + shorten(best.plan.node(j).detail, 60) + ") has no " +
+                      options.strategy + " plan (" + forced_family_missing(options.strategy) + "; it has " + have + ")";
       }
       for (const auto& s : all)
         if (!options.disabled.count(s.family)) allowed.push_back(s);

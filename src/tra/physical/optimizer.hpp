@@ -19,7 +19,7 @@ namespace tra::physical {
 
 struct OptimizerOptions {
   std::set<std::string> disabled;  // rule names (R1-1 … R2-7, scan-part, scan-all, scan-face, shuffle-spread) and strategy families (BMM, CMM, …)
-  std::string strategy = "auto";   // or a family every join with an aggregation must use: bmm, cmm, rmm, 2d, mixed
+  std::string strategy = "auto";  // or a family every join with an aggregation must use: bmm, cmm, rmm, 2d, mixed
   Rates rates;
   // run: memory_per_rank: (or the machine's share): a plan whose estimated
   // peak per rank (memory_estimate.hpp) is above it is never chosen among
@@ -45,8 +45,8 @@ struct Alternative {
 // One named phase of the search, as --explain shows it.
 struct PhaseReport {
   std::string name, what;
-  bool skipped = false;      // disabled by name
-  int changes = 0;           // rewrites kept ("rules") or joins whose strategy changed
+  bool skipped = false;  // disabled by name
+  int changes = 0;  // rewrites kept ("rules") or joins whose strategy changed
   double seconds = 0;
   PlanCost before, after;
 };
@@ -58,7 +58,7 @@ struct Optimized {
   std::vector<AppliedRule> applied;
   std::vector<Alternative> alternatives;
   std::vector<std::string> notes;  // e.g. a forced strategy that does not apply to a join
-  double seconds = 0;              // time spent optimizing
+  double seconds = 0;  // time spent optimizing
 };
 
 // The search's phases in order (DuckDB's optimizer list is the model): the

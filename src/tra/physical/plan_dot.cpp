@@ -21,17 +21,20 @@ std::string quoted(const std::string& s) {
 // Reads, moves and computes look different at a glance.
 const char* style_of(Role role) {
   switch (role) {
-    case Role::Read: return "shape=cylinder, style=filled, fillcolor=\"#e8f0fe\"";
-    case Role::Move: return "shape=box, style=\"filled,rounded\", fillcolor=\"#fde7e7\"";
-    case Role::Compute: return "shape=box, style=filled, fillcolor=\"#f4f4f4\"";
+    case Role::Read:
+      return "shape=cylinder, style=filled, fillcolor=\"#e8f0fe\"";
+    case Role::Move:
+      return "shape=box, style=\"filled,rounded\", fillcolor=\"#fde7e7\"";
+    case Role::Compute:
+      return "shape=box, style=filled, fillcolor=\"#f4f4f4\"";
   }
   return "";
 }
 
 std::string label_of(const IaNode& n, int i) {
   std::ostringstream os;
-  os << "p" << i << " " << n.name() << "\n" << (n.detail.empty() ? "" : n.detail + "\n") << n.type.str() << ", " << n.dist.tuples() << " tuples, "
-     << n.where();
+  os << "p" << i << " " << n.name() << "\n"
+     << (n.detail.empty() ? "" : n.detail + "\n") << n.type.str() << ", " << n.dist.tuples() << " tuples, " << n.where();
   if (n.moves()) os << "\nmoves " << n.predicted_floats << " floats";
   return os.str();
 }
@@ -41,8 +44,8 @@ std::string label_of(const IaNode& n, int i) {
 std::string plan_dot(const IaPlan& plan, const std::string& title) {
   std::ostringstream os;
   os << "digraph ia_plan {\n"
-     << "  label=\"" << quoted(title + "\npredicted: " + std::to_string(plan.predicted_floats()) + " floats moved between " +
-                               std::to_string(plan.nsites) + " sites")
+     << "  label=\""
+     << quoted(title + "\npredicted: " + std::to_string(plan.predicted_floats()) + " floats moved between " + std::to_string(plan.nsites) + " sites")
      << "\";\n  labelloc=t;\n  rankdir=TB;\n  fontname=\"DejaVu Sans\";\n  node [fontname=\"DejaVu Sans\", fontsize=10];\n";
   // Operators grouped by the TRA node they implement (rules add some of
   // their own, outside any group).

@@ -60,14 +60,17 @@ std::string typing_problem(const IaPlan& plan, const IaNode& n) {
         return "placement " + n.placement().str() + " names a dimension its relation's keys lack";
       if (n.kind() == IaKind::Shuffle && n.dist.everywhere) return "a Shuffle whose result is on every site";
       return "";
-    case IaKind::Bcast: return n.dist.everywhere ? "" : "a Bcast whose result is not on every site";
+    case IaKind::Bcast:
+      return n.dist.everywhere ? "" : "a Bcast whose result is not on every site";
     case IaKind::LocalJoin:
       if (n.join().keys_left.size() != n.join().keys_right.size()) return "join keys of different lengths";
       if (!dims_below(n.join().keys_left, arity(0)) || !dims_below(n.join().keys_right, arity(1))) return "a join key its input's keys lack";
       return "";
-    case IaKind::LocalAgg: return dims_below(n.agg().group_by, arity(0)) ? "" : "a group-by dimension its input's keys lack";
+    case IaKind::LocalAgg:
+      return dims_below(n.agg().group_by, arity(0)) ? "" : "a group-by dimension its input's keys lack";
     case IaKind::LocalFilter:
-    case IaKind::LocalMap: return "";
+    case IaKind::LocalMap:
+      return "";
   }
   return "";
 }

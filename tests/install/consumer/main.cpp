@@ -14,7 +14,8 @@ int main() {
 graph:
   - "H[b,o] = sum_f X[b,f] * W[f,o]"
   - "Y[b,o] = relu(H[b,o])"
-)deck", "consumer.yaml", "");
+)deck",
+                                                      "consumer.yaml", "");
   const tra::logical::Lowering low = tra::logical::lower(wf, 2);
   std::cout << tra::version_line("consumer") << ": " << wf.graph.size() << " statements, " << low.plan.nodes.size() << " TRA nodes\n";
   return wf.graph.size() == 2 && !low.plan.nodes.empty() ? 0 : 1;

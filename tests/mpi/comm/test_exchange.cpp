@@ -59,7 +59,8 @@ TEST(Exchange, EmptyRelationsMoveNothing) {
   comm::Moved moved;
   auto all = comm::broadcast(c, {}, 2, Shape{3}, moved);
   EXPECT_TRUE(all.empty());
-  auto got = comm::shuffle(c, {}, 2, Shape{3}, [](const Key&) { return 0; }, moved);
+  auto got = comm::shuffle(
+      c, {}, 2, Shape{3}, [](const Key&) { return 0; }, moved);
   EXPECT_TRUE(got.empty());
   EXPECT_EQ(moved.floats, 0);
 }

@@ -63,9 +63,7 @@ Outcome run_on(const comm::Communicator& c, const model::Workflow& wf, bool opti
 // testing::dot_tolerance (support/tolerance.hpp).
 using tra::testing::dot_tolerance;
 
-void expect_close(const Dense& a, const Dense& b, double tol, const std::string& what) {
-  EXPECT_LE(testing::max_abs_diff(a, b), tol) << what;
-}
+void expect_close(const Dense& a, const Dense& b, double tol, const std::string& what) { EXPECT_LE(testing::max_abs_diff(a, b), tol) << what; }
 
 class Pipeline : public ::testing::TestWithParam<std::pair<const char*, double>> {};
 
@@ -104,17 +102,16 @@ TEST_P(Pipeline, ForcedStrategiesMatchReferenceAndOneRank) {
 }
 
 // Inputs are uniform in [-1, 1]: |x|, |y| <= 1.
-INSTANTIATE_TEST_SUITE_P(
-    Decks, Pipeline,
-    ::testing::Values(
-        std::make_pair(R"yaml(
+INSTANTIATE_TEST_SUITE_P(Decks, Pipeline,
+                         ::testing::Values(std::make_pair(R"yaml(
 tensors:
   - {name: A, shape: [16, 12], source: "uniform(-1, 1, 1)"}
   - {name: B, shape: [12, 8], source: "uniform(-1, 1, 2)"}
 graph:
   - "C[i,k] = sum_j A[i,j] * B[j,k]"
-)yaml", dot_tolerance(12, 1, 1)),
-        std::make_pair(R"yaml(
+)yaml",
+                                                          dot_tolerance(12, 1, 1)),
+                                           std::make_pair(R"yaml(
 tensors:
   - {name: A, shape: [16, 12], source: "uniform(-1, 1, 1)"}
   - {name: B, shape: [12, 8], source: "uniform(-1, 1, 2)"}
@@ -123,8 +120,9 @@ graph:
 run:
   partitioning:
     C: {i: 2, j: 2, k: 2}
-)yaml", dot_tolerance(12, 1, 1)),
-        std::make_pair(R"yaml(
+)yaml",
+                                                          dot_tolerance(12, 1, 1)),
+                                           std::make_pair(R"yaml(
 tensors:
   - {name: X, shape: [8, 6], source: "uniform(-1, 1, 3)"}
   - {name: W1, shape: [6, 10], source: "uniform(-1, 1, 4)"}
@@ -136,8 +134,9 @@ graph:
 run:
   partitioning:
     Y: {i: 1, k: 2, m: 2}
-)yaml", dot_tolerance(10, 6, 1)),
-        std::make_pair(R"yaml(
+)yaml",
+                                                          dot_tolerance(10, 6, 1)),
+                                           std::make_pair(R"yaml(
 tensors:
   - {name: X, shape: [8, 6], source: "uniform(-1, 1, 6)"}
   - {name: Y, shape: [6, 4], source: "uniform(-1, 1, 7)"}
@@ -147,8 +146,9 @@ graph:
 run:
   partitioning:
     D: {i: 2, j: 3, k: 2}
-)yaml", 0.0),
-        std::make_pair(R"yaml(
+)yaml",
+                                                          0.0),
+                                           std::make_pair(R"yaml(
 tensors:
   - {name: X, shape: [8, 6], source: "normal(0, 1, 8)"}
 graph:
@@ -160,8 +160,9 @@ run:
   partitioning:
     M: {i: 2, j: 2}
     E: {i: 4, j: 1}
-)yaml", 1e-14),
-        std::make_pair(R"yaml(
+)yaml",
+                                                          1e-14),
+                                           std::make_pair(R"yaml(
 tensors:
   - {name: A, shape: [4, 6, 8], source: "uniform(-1, 1, 9)"}
   - {name: B, shape: [8, 6, 2], source: "uniform(-1, 1, 10)"}
@@ -171,11 +172,12 @@ graph:
 run:
   partitioning:
     C: {i: 2, b: 2, j: 2, k: 1}
-)yaml", dot_tolerance(48, 1, 1)),
-        // Sums and a max over labels their operand holds split finer than
-        // their d: aggregated in parts (logical/lower.cpp), also from a deck
-        // input whose chunks the deck fixes.
-        std::make_pair(R"yaml(
+)yaml",
+                                                          dot_tolerance(48, 1, 1)),
+                                           // Sums and a max over labels their operand holds split finer than
+                                           // their d: aggregated in parts (logical/lower.cpp), also from a deck
+                                           // input whose chunks the deck fixes.
+                                           std::make_pair(R"yaml(
 tensors:
   - {name: X, shape: [8, 16], source: "uniform(-1, 1, 11)", chunk: [4, 2]}
 graph:
@@ -191,10 +193,11 @@ run:
     top: {n: 1}
     all: {n: 1}
     rows: {n: 2, e: 2}
-)yaml", dot_tolerance(128, 2, 1)),
-        // Joins with no shared label (outer products), as a sum of a general
-        // ⊗ and as a product: planning crashed on them (IndexVector::at).
-        std::make_pair(R"yaml(
+)yaml",
+                                                          dot_tolerance(128, 2, 1)),
+                                           // Joins with no shared label (outer products), as a sum of a general
+                                           // ⊗ and as a product: planning crashed on them (IndexVector::at).
+                                           std::make_pair(R"yaml(
 tensors:
   - {name: Y, shape: [6, 11, 5], chunk: [6, 1, 5], source: "uniform(-1, 1, 12)"}
   - {name: T, shape: [6, 4], chunk: [2, 4], source: "normal(0, 1, 13)"}
@@ -206,11 +209,12 @@ graph:
 run:
   partitioning:
     O: {s: 2, j: 2}
-)yaml", dot_tolerance(6 * 11 * 5 * 6 * 4, 1, 1)),
-        // Every statement split on n only (TRA §6.2's Opt4Horizontal layout):
-        // the rows never need to move, but R2-4 applied before the join
-        // strategies used to close off every distributed plan.
-        std::make_pair(R"yaml(
+)yaml",
+                                                          dot_tolerance(6 * 11 * 5 * 6 * 4, 1, 1)),
+                                           // Every statement split on n only (TRA §6.2's Opt4Horizontal layout):
+                                           // the rows never need to move, but R2-4 applied before the join
+                                           // strategies used to close off every distributed plan.
+                                           std::make_pair(R"yaml(
 tensors:
   - {name: X, shape: [16, 20], source: "uniform(-1, 1, 74)"}
   - {name: q, shape: [20], source: "uniform(-1, 1, 75)"}
@@ -223,10 +227,10 @@ graph:
   - "best = min_n dist[n]"
 run:
   partitioning: {diff: {n: 4}, proj: {n: 4}, h: {n: 4}, dist: {n: 4}, best: {n: 4}}
-)yaml", 
-                       // proj errs by at most dot_tolerance(20, 2, 1), h by twice that,
-                       // and dist adds 20 of them with its own rounding.
-                       40 * dot_tolerance(20, 2, 1) + dot_tolerance(20, 80, 1))));
+)yaml",
+                                                          // proj errs by at most dot_tolerance(20, 2, 1), h by twice that,
+                                                          // and dist adds 20 of them with its own rounding.
+                                                          40 * dot_tolerance(20, 2, 1) + dot_tolerance(20, 80, 1))));
 
 }  // namespace
 }  // namespace tra

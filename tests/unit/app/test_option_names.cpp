@@ -40,7 +40,8 @@ TEST(OptionNames, EveryNameFromTheTablesIsDocumented) {
   const std::string optimizer = docs({"optimizer.md", "eindecomp.md"});
   std::vector<std::string> names = physical::rule_and_strategy_names();
   names.push_back(kBaselineLabelings);
-  for (const std::string& n : names) EXPECT_TRUE(documented(optimizer, n)) << "--disable " << n << " is not in docs/optimizer.md or docs/eindecomp.md";
+  for (const std::string& n : names)
+    EXPECT_TRUE(documented(optimizer, n)) << "--disable " << n << " is not in docs/optimizer.md or docs/eindecomp.md";
   const std::string deck = docs({"deck.md"});
   for (const std::string& s : physical::strategy_names()) EXPECT_TRUE(documented(deck, s)) << "--strategy " << s << " is not in docs/deck.md";
   for (auto k : {model::RunOptions::Partitioner::EinDecomp, model::RunOptions::Partitioner::Sqrt, model::RunOptions::Partitioner::DataParallel,
@@ -53,7 +54,8 @@ TEST(OptionNames, TheListsTheMessagesGiveComeFromTheTables) {
   EXPECT_NE(disable_names().find(kBaselineLabelings), std::string::npos);
   for (const std::string& s : physical::strategy_names()) EXPECT_NE(strategy_names().find(s), std::string::npos) << s;
   EXPECT_EQ(model::partitioner_names(), "eindecomp, sqrt, data-parallel, model-parallel or manual");
-  for (const auto& [name, kind] : {std::pair{"sqrt", model::RunOptions::Partitioner::Sqrt}, std::pair{"manual", model::RunOptions::Partitioner::Manual}})
+  for (const auto& [name, kind] :
+       {std::pair{"sqrt", model::RunOptions::Partitioner::Sqrt}, std::pair{"manual", model::RunOptions::Partitioner::Manual}})
     EXPECT_EQ(model::partitioner_named(name), kind);
   EXPECT_FALSE(model::partitioner_named("best"));
 }

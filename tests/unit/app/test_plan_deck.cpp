@@ -3,9 +3,9 @@
 // taken from the s = 2048 run of perf/eindecomp (every count scales with s²).
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include "tra/app/plan_deck.hpp"
 #include "tra/io/deck/deck_reader.hpp"
-#include <stdexcept>
 
 namespace tra::app {
 namespace {

@@ -116,11 +116,21 @@ std::string chain(bool skewed, Index s, bool all_inputs = false) {
   const std::string a = skewed ? m(s, t) : m(s, s), b = skewed ? m(t, s) : m(s, s), d = skewed ? m(t, 10 * s) : m(s, s),
                     e = skewed ? m(10 * s, s) : m(s, s);
   return "tensors:\n"
-         "  - {name: A, shape: " + a + ", source: \"uniform(-1, 1, 91)\"}\n"
-         "  - {name: B, shape: " + b + ", source: \"uniform(-1, 1, 92)\"}\n"
-         "  - {name: C, shape: " + a + ", source: \"uniform(-1, 1, 93)\"}\n"
-         "  - {name: D, shape: " + d + ", source: \"uniform(-1, 1, 94)\"}\n"
-         "  - {name: E, shape: " + e + ", source: \"uniform(-1, 1, 95)\"}\n"
+         "  - {name: A, shape: " +
+         a +
+         ", source: \"uniform(-1, 1, 91)\"}\n"
+         "  - {name: B, shape: " +
+         b +
+         ", source: \"uniform(-1, 1, 92)\"}\n"
+         "  - {name: C, shape: " +
+         a +
+         ", source: \"uniform(-1, 1, 93)\"}\n"
+         "  - {name: D, shape: " +
+         d +
+         ", source: \"uniform(-1, 1, 94)\"}\n"
+         "  - {name: E, shape: " +
+         e +
+         ", source: \"uniform(-1, 1, 95)\"}\n"
          "graph:\n"
          "  - \"AB[i,k] = sum_j A[i,j] * B[j,k]\"\n"
          "  - \"DE[l,k] = sum_m D[l,m] * E[m,k]\"\n"
@@ -145,8 +155,7 @@ TEST(PlanQuality, LabelingsEstimatedAlikeAreDecidedByFloats) {
     if (!c.same_as.empty() || &c == chosen) continue;
     if (std::abs(c.cost.seconds - chosen->cost.seconds) <= 0.01 * std::max(c.cost.seconds, chosen->cost.seconds))
       EXPECT_LT(chosen->floats(), c.floats()) << c.partitioner << " is estimated alike and moves fewer floats";
-    else
-      EXPECT_LT(chosen->cost.seconds, c.cost.seconds) << c.partitioner;
+    else EXPECT_LT(chosen->cost.seconds, c.cost.seconds) << c.partitioner;
   }
   EXPECT_EQ(chosen->partitioner, "eindecomp");
 }
@@ -181,7 +190,7 @@ TEST(PlanQuality, EinDecompsOwnLabelingMovesNoMoreThanSqrt) {
   with_sqrt.insert(with_sqrt.find("outputs:"), "run: {partitioner: sqrt}\n");
   const PlannedDeck sqrt = plan(with_sqrt, 4);
   EXPECT_LE(eindecomp.optimized.cost.floats_moved, sqrt.optimized.cost.floats_moved);  // was 37748736 against 25165824
-  EXPECT_EQ(eindecomp.optimized.cost.floats_moved, 6 * 2048 * 2048);                   // 2 N^2 per product
+  EXPECT_EQ(eindecomp.optimized.cost.floats_moved, 6 * 2048 * 2048);  // 2 N^2 per product
 }
 
 // Defect: --strategy rmm silently became CMM when i and k had one part.

@@ -119,21 +119,21 @@ TEST(Gradients, LogSoftmaxCrossEntropy) {
 // Sigmoid + binary cross-entropy, tanh, exp: derivatives read the outputs.
 TEST(Gradients, MapsWhoseDerivativeReadsTheirOutput) {
   expect_gradients_match(std::string(kHead) +
-                         "  - {name: X, shape: [3, 4], source: ones}\n"
-                         "  - {name: W, shape: [4, 2], source: ones, param: true}\n"
-                         "  - {name: T, shape: [3, 2], source: ones}\n"
-                         "graph:\n"
-                         "  - \"A[b,o] = sum_f X[b,f] * W[f,o]\"\n"
-                         "  - \"S[b,o] = sigmoid(A[b,o])\"\n"
-                         "  - \"E[b,o] = exp(A[b,o])\"\n"
-                         "  - \"R[b,o] = tanh(A[b,o])\"\n"
-                         "  - \"U[b,o] = relu(A[b,o])\"\n"
-                         "  - \"B[b,o] = -(T[b,o] * log(S[b,o]) + (1 - T[b,o]) * log(1 - S[b,o]))\"\n"
-                         "  - \"ER[b,o] = E[b,o] * R[b,o]\"\n"
-                         "  - \"C[b,o] = B[b,o] + ER[b,o]\"\n"
-                         "  - \"D[b,o] = C[b,o] + U[b,o]\"\n"
-                         "  - \"L = sum_{b,o} D[b,o]\"\n"
-                         "train: {loss: L}\n",
+                             "  - {name: X, shape: [3, 4], source: ones}\n"
+                             "  - {name: W, shape: [4, 2], source: ones, param: true}\n"
+                             "  - {name: T, shape: [3, 2], source: ones}\n"
+                             "graph:\n"
+                             "  - \"A[b,o] = sum_f X[b,f] * W[f,o]\"\n"
+                             "  - \"S[b,o] = sigmoid(A[b,o])\"\n"
+                             "  - \"E[b,o] = exp(A[b,o])\"\n"
+                             "  - \"R[b,o] = tanh(A[b,o])\"\n"
+                             "  - \"U[b,o] = relu(A[b,o])\"\n"
+                             "  - \"B[b,o] = -(T[b,o] * log(S[b,o]) + (1 - T[b,o]) * log(1 - S[b,o]))\"\n"
+                             "  - \"ER[b,o] = E[b,o] * R[b,o]\"\n"
+                             "  - \"C[b,o] = B[b,o] + ER[b,o]\"\n"
+                             "  - \"D[b,o] = C[b,o] + U[b,o]\"\n"
+                             "  - \"L = sum_{b,o} D[b,o]\"\n"
+                             "train: {loss: L}\n",
                          0.1, 0.9);
 }
 
@@ -142,16 +142,16 @@ TEST(Gradients, MapsWhoseDerivativeReadsTheirOutput) {
 // gradient broadcast back (W.grad[i,j] = 2·S[i]).
 TEST(Gradients, SeveralConsumersAndBroadcastBack) {
   expect_gradients_match(std::string(kHead) +
-                         "  - {name: W, shape: [3, 4], source: ones, param: true}\n"
-                         "  - {name: V, shape: [3], source: ones, param: true}\n"
-                         "graph:\n"
-                         "  - \"A[i,j] = W[i,j] * W[i,j]\"\n"
-                         "  - \"S[i] = sum_j W[i,j]\"\n"
-                         "  - \"B[i] = exp(V[i]) * S[i]\"\n"
-                         "  - \"C[i] = sum_j A[i,j] + V[i]\"\n"
-                         "  - \"Q[i] = B[i] * C[i]\"\n"
-                         "  - \"L = sum_i sq(S[i]) + Q[i]\"\n"
-                         "train: {loss: L}\n",
+                             "  - {name: W, shape: [3, 4], source: ones, param: true}\n"
+                             "  - {name: V, shape: [3], source: ones, param: true}\n"
+                             "graph:\n"
+                             "  - \"A[i,j] = W[i,j] * W[i,j]\"\n"
+                             "  - \"S[i] = sum_j W[i,j]\"\n"
+                             "  - \"B[i] = exp(V[i]) * S[i]\"\n"
+                             "  - \"C[i] = sum_j A[i,j] + V[i]\"\n"
+                             "  - \"Q[i] = B[i] * C[i]\"\n"
+                             "  - \"L = sum_i sq(S[i]) + Q[i]\"\n"
+                             "train: {loss: L}\n",
                          0.2, 0.8);
 }
 
@@ -240,8 +240,8 @@ TEST(Gradients, AGradientPassedUnchangedIsNotCopied) {
   const Gradients g = with_gradients(wf);
   std::vector<std::string> texts;
   for (size_t i = g.forward; i < g.workflow.graph.size(); ++i) texts.push_back(std::get<einsum::EinSum>(g.workflow.graph[i]).text);
-  EXPECT_EQ(texts, (std::vector<std::string>{"Z.grad[b,o] = 2 * Z[b,o]", "c.grad[o] = sum_{b} Z.grad[b,o]",
-                                             "W.grad[f,o] = sum_{b} Z.grad[b,o] * X[b,f]"}));
+  EXPECT_EQ(texts,
+            (std::vector<std::string>{"Z.grad[b,o] = 2 * Z[b,o]", "c.grad[o] = sum_{b} Z.grad[b,o]", "W.grad[f,o] = sum_{b} Z.grad[b,o] * X[b,f]"}));
 }
 
 std::string error_of(const std::string& text) {
@@ -273,9 +273,8 @@ TEST(Gradients, AnElementwiseTransformDifferentiatesAsItsMap) {
                            "train: {loss: L}\n";
   expect_gradients_match(text);
   const Gradients g = with_gradients(deck(text));
-  EXPECT_TRUE(std::any_of(g.workflow.graph.begin() + static_cast<long>(g.forward), g.workflow.graph.end(), [](const model::Statement& s) {
-    return model::statement_output(s) == "Z.grad";
-  }));
+  EXPECT_TRUE(std::any_of(g.workflow.graph.begin() + static_cast<long>(g.forward), g.workflow.graph.end(),
+                          [](const model::Statement& s) { return model::statement_output(s) == "Z.grad"; }));
 }
 
 TEST(Gradients, MistakesAreLocated) {
@@ -283,20 +282,28 @@ TEST(Gradients, MistakesAreLocated) {
                               "  - {name: X, shape: [3, 4], source: ones}\n"
                               "  - {name: W, shape: [4, 2], source: ones, param: true}\n";
   expect_error(tensors + "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\ntrain: {loss: Y}\n", "deck.yaml:6:15: the loss 'Y' must be a scalar");
-  expect_error(tensors + "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\ntrain: {loss: Q}\n", "deck.yaml:6:15: train: loss names 'Q', which no statement computes");
-  expect_error(tensors + "  - {name: V, shape: [2], source: ones, param: true}\n"
-                         "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\n  - \"L = sum_{b,o} Y[b,o]\"\ntrain: {loss: L}\n", "deck.yaml:4:48: parameter 'V' has no path to the loss 'L'");
-  expect_error(tensors + "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\n"
-                         "  - {op: filter, input: Y, output: F, where: \"k0 < 2\"}\n"
-                         "  - \"L = sum_{b,o} F[b,o]\"\ntrain: {loss: L}\n", "deck.yaml:6:5: the gradient cannot pass a filter statement");
+  expect_error(tensors + "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\ntrain: {loss: Q}\n",
+               "deck.yaml:6:15: train: loss names 'Q', which no statement computes");
+  expect_error(tensors +
+                   "  - {name: V, shape: [2], source: ones, param: true}\n"
+                   "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\n  - \"L = sum_{b,o} Y[b,o]\"\ntrain: {loss: L}\n",
+               "deck.yaml:4:48: parameter 'V' has no path to the loss 'L'");
+  expect_error(tensors +
+                   "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\n"
+                   "  - {op: filter, input: Y, output: F, where: \"k0 < 2\"}\n"
+                   "  - \"L = sum_{b,o} F[b,o]\"\ntrain: {loss: L}\n",
+               "deck.yaml:6:5: the gradient cannot pass a filter statement");
   expect_error(tensors + "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\ntrain: {loss: X}\n", "deck.yaml:6:15: the loss 'X' is a declared tensor");
-  expect_error(tensors + "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\n  - {op: rekey, input: Y, output: L, key: \"[k0]\"}\ntrain: {loss: L}\n", "deck.yaml:7:15: the loss 'L' must be computed by an EinSum statement");
+  expect_error(tensors + "graph:\n  - \"Y[b,o] = sum_f X[b,f] * W[f,o]\"\n  - {op: rekey, input: Y, output: L, key: \"[k0]\"}\ntrain: {loss: L}\n",
+               "deck.yaml:7:15: the loss 'L' must be computed by an EinSum statement");
   // Ten nested tanh: the derivative's chain of 1 - tanh² factors, each over
   // its own nested argument, exceeds what one statement holds.
   std::string nested = "W[f,o]";
   for (int i = 0; i < 10; ++i) nested = "tanh(" + nested + ")";
-  expect_error(tensors + "graph:\n  - \"Y[f,o] = " + nested + " * X[f,f2]\"\n  - \"L = sum_{f,o} Y[f,o]\"\ntrain: {loss: L}\n", "deck.yaml:5:6: the derivative of");
-  expect_error("tensors:\n  - {name: X, shape: [3], source: ones}\ngraph:\n  - \"L = sum_i X[i]\"\ntrain: {loss: L}\n", "deck.yaml:5:8: train: no tensor has 'param: true'");
+  expect_error(tensors + "graph:\n  - \"Y[f,o] = " + nested + " * X[f,f2]\"\n  - \"L = sum_{f,o} Y[f,o]\"\ntrain: {loss: L}\n",
+               "deck.yaml:5:6: the derivative of");
+  expect_error("tensors:\n  - {name: X, shape: [3], source: ones}\ngraph:\n  - \"L = sum_i X[i]\"\ntrain: {loss: L}\n",
+               "deck.yaml:5:8: train: no tensor has 'param: true'");
   expect_error("tensors:\n  - {name: W, shape: [4], source: ones, param: maybe}\ngraph: []\n", "deck.yaml:2:48: 'param' is true or false");
   expect_error(tensors + "graph:\n  - \"L = sum_{f,o} W[f,o]\"\n",
                "deck.yaml:3:51: tensor 'W' is a parameter (param: true), but the deck has no train: section");

@@ -24,7 +24,8 @@ Gradients trained(const std::string& optimizer) {
       "graph:\n"
       "  - \"Z[b] = sum_f X[b,f] * W[f]\"\n"
       "  - \"L = sum_b sq(Z[b])\"\n"
-      "train: {loss: L, optimizer: " + optimizer + ", iterations: 1}\n",
+      "train: {loss: L, optimizer: " +
+          optimizer + ", iterations: 1}\n",
       "deck.yaml", "");
   Gradients g = with_gradients(wf);
   std::vector<std::string> carried{"W"};
@@ -102,8 +103,10 @@ TEST(Updates, AdamFollowsPyTorchsStep) {
   adam.eps = 1e-3;
   const std::map<std::string, double> scalars = step_scalars(adam, 3);
   ASSERT_EQ(scalars.size(), 2u);
-  std::map<std::string, Dense> t{{"W", Dense{{2}, {1.0, -2.0}}}, {"W.grad", Dense{{2}, {0.5, 4.0}}},
-                                 {"W.exp_avg", Dense{{2}, {0.25, -1.0}}}, {"W.exp_avg_sq", Dense{{2}, {0.125, 3.0}}}};
+  std::map<std::string, Dense> t{{"W", Dense{{2}, {1.0, -2.0}}},
+                                 {"W.grad", Dense{{2}, {0.5, 4.0}}},
+                                 {"W.exp_avg", Dense{{2}, {0.25, -1.0}}},
+                                 {"W.exp_avg_sq", Dense{{2}, {0.125, 3.0}}}};
   for (const auto& [name, value] : scalars) t[name] = Dense{{}, {value}};
   const auto r = run_updates(g, first_update, t);
   const double bc1 = 1 - std::pow(0.8, 3.0), bc2 = 1 - std::pow(0.9, 3.0);

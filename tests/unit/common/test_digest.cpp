@@ -16,6 +16,5 @@ TEST(Digest, SameBytesSameDigestAndOneBitChangesIt) {
 }
 
 TEST(Digest, StringsAreDelimited) {
-  EXPECT_NE(tra::Digest().add(std::string("ab")).add(std::string("c")).value(),
-            tra::Digest().add(std::string("a")).add(std::string("bc")).value());
+  EXPECT_NE(tra::Digest().add(std::string("ab")).add(std::string("c")).value(), tra::Digest().add(std::string("a")).add(std::string("bc")).value());
 }

@@ -28,6 +28,5 @@ TEST(Text, ShortestTextReadsBackExactly) {
   EXPECT_EQ(tra::shortest_text(0.05), "0.05");
   EXPECT_EQ(tra::shortest_text(1e-8), "1e-08");
   EXPECT_EQ(tra::shortest_text(0.1 + 0.2), "0.30000000000000004");
-  for (double x : {1.0 / 3, 2.5e-300, 123456789.125, -0.999})
-    EXPECT_EQ(std::strtod(tra::shortest_text(x).c_str(), nullptr), x);
+  for (double x : {1.0 / 3, 2.5e-300, 123456789.125, -0.999}) EXPECT_EQ(std::strtod(tra::shortest_text(x).c_str(), nullptr), x);
 }

@@ -46,7 +46,7 @@ TEST(Graph, VerticesEdgesAndBoundaries) {
   EXPECT_EQ(h.inputs[0].producer, -1);
   EXPECT_FALSE(h.inputs[0].fixed_grid);  // declared without chunk: free
   EXPECT_EQ(h.inputs[1].fixed_grid, (Shape{2, 1}));  // W's chunk [3, 4] of [6, 4]
-  EXPECT_EQ(h.consumers, (std::vector<int>{1, 2}));   // R and G read H: a shared intermediate
+  EXPECT_EQ(h.consumers, (std::vector<int>{1, 2}));  // R and G read H: a shared intermediate
   EXPECT_EQ(h.input_grid({2, 1, 3}, 0), (Shape{2, 3}));
   EXPECT_EQ(h.output_grid({2, 1, 3}), (Shape{2, 1}));
 
@@ -90,7 +90,7 @@ TEST(Graph, StatementsThatCannotBeSizedAreLeftOutForLoweringToReport) {
       "tensors:\n  - {name: A, shape: [4, 3], source: ones}\n"
       "graph:\n"
       "  - \"B[i,j] = A[i,j] * A[j,i]\"\n"  // j is 3 in one place and 4 in the other
-      "  - \"C[i] = sum_j Q[i,j]\"\n"       // Q is unknown
+      "  - \"C[i] = sum_j Q[i,j]\"\n"  // Q is unknown
       "  - \"D[i,j] = relu(A[i,j])\"\n",
       "deck.yaml", "");
   const Graph g = build_graph(wf);

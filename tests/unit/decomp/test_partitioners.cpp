@@ -62,10 +62,10 @@ TEST(Partitioners, RulesOnTheMatmul) {
   EXPECT_EQ(d(Partitioner::DataParallel, 16), (Partitioning{8, 1, 1}));  // i = 8 allows no more
   EXPECT_EQ(d(Partitioner::ModelParallel, 4), (Partitioning{1, 4, 1}));  // the last output label k
   EXPECT_EQ(d(Partitioner::ModelParallel, 8), (Partitioning{1, 4, 1}));
-  EXPECT_EQ(d(Partitioner::Sqrt, 4), (Partitioning{2, 2, 2}));           // √4 = 2 per label
-  EXPECT_EQ(d(Partitioner::Sqrt, 8), (Partitioning{4, 4, 2}));           // √8 rounded up to 4; j = 6 takes 2
+  EXPECT_EQ(d(Partitioner::Sqrt, 4), (Partitioning{2, 2, 2}));  // √4 = 2 per label
+  EXPECT_EQ(d(Partitioner::Sqrt, 8), (Partitioning{4, 4, 2}));  // √8 rounded up to 4; j = 6 takes 2
   EXPECT_EQ(d(Partitioner::Manual, 4), (Partitioning{1, 1, 1}));
-  EXPECT_EQ(d(Partitioner::Manual, 3, true), (Partitioning{2, 1, 1}));   // rows: largest divisor of 8 up to 3
+  EXPECT_EQ(d(Partitioner::Manual, 3, true), (Partitioning{2, 1, 1}));  // rows: largest divisor of 8 up to 3
   // The dynamic program: i: 2, j: 2 moves 4·(12 + 12) + 2·1·16 = 128, less than i: 4 (4·(12 + 24) = 144).
   const Plan e = decompose(g, {Partitioner::EinDecomp, 4, 1, false});
   EXPECT_EQ(e.d[0], (Partitioning{2, 1, 2}));
@@ -73,7 +73,8 @@ TEST(Partitioners, RulesOnTheMatmul) {
 }
 
 TEST(Partitioners, ScalarOutputsSplitAnAggregatedLabel) {
-  const Graph g = build_graph(io::parse_deck("tensors:\n  - {name: A, shape: [8, 16], source: ones}\ngraph:\n  - \"S = sum_{i,j} A[i,j]\"\n", "deck.yaml", ""));
+  const Graph g =
+      build_graph(io::parse_deck("tensors:\n  - {name: A, shape: [8, 16], source: ones}\ngraph:\n  - \"S = sum_{i,j} A[i,j]\"\n", "deck.yaml", ""));
   EXPECT_EQ(decompose(g, {Partitioner::DataParallel, 4, 1, false}).d[0], (Partitioning{4, 1}));
   EXPECT_EQ(decompose(g, {Partitioner::ModelParallel, 4, 1, false}).d[0], (Partitioning{1, 4}));
 }

@@ -223,8 +223,9 @@ void check_against_brute_force(Kind kind, const char* name) {
       ++checked;
     }
   }
-  std::cout << "[          ] " << name << ": " << checked << " graphs checked against brute force, " << shared << " with a shared intermediate; §8.4's linearisation above the optimum in "
-            << linearisation_above << ", each statement's cheapest d alone (the graph ignored) in " << greedy_above << "\n";
+  std::cout << "[          ] " << name << ": " << checked << " graphs checked against brute force, " << shared
+            << " with a shared intermediate; §8.4's linearisation above the optimum in " << linearisation_above
+            << ", each statement's cheapest d alone (the graph ignored) in " << greedy_above << "\n";
   EXPECT_GT(checked, 200);
   if (kind == Kind::Dag) EXPECT_GT(shared, 50);
 }
@@ -237,10 +238,8 @@ std::string long_deck(int n, bool shared) {
   g << "graph:\n";
   for (int i = 1; i <= n; ++i) {
     t << "  - {name: W" << i << ", shape: [1024, 1024], source: ones}\n";
-    if (shared && i > 2 && i % 2 == 0)
-      g << "  - \"H" << i << "[a,c] = H" << i - 1 << "[a,c] + H" << (i - 1) / 2 << "[a,c]\"\n";
-    else
-      g << "  - \"H" << i << "[a,c] = sum_b H" << i - 1 << "[a,b] * W" << i << "[b,c]\"\n";
+    if (shared && i > 2 && i % 2 == 0) g << "  - \"H" << i << "[a,c] = H" << i - 1 << "[a,c] + H" << (i - 1) / 2 << "[a,c]\"\n";
+    else g << "  - \"H" << i << "[a,c] = sum_b H" << i - 1 << "[a,b] * W" << i << "[b,c]\"\n";
   }
   return t.str() + g.str();
 }

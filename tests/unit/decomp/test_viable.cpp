@@ -36,8 +36,8 @@ TEST(Viable, EightByEightMatmulOnEightKernelCalls) {
   // §8.2: the paper lists eight d's for the 8×8 product with p = 8.
   const Vertex v = matmul(8, 8, 8);
   const auto ds = viable(v, 8);
-  for (const auto& d : {paper_d(2, 1, 1, 4), paper_d(4, 1, 1, 2), paper_d(8, 1, 1, 1), paper_d(1, 1, 1, 8), paper_d(2, 2, 2, 2),
-                        paper_d(4, 2, 2, 1), paper_d(1, 2, 2, 4), paper_d(1, 8, 8, 1)})
+  for (const auto& d : {paper_d(2, 1, 1, 4), paper_d(4, 1, 1, 2), paper_d(8, 1, 1, 1), paper_d(1, 1, 1, 8), paper_d(2, 2, 2, 2), paper_d(4, 2, 2, 1),
+                        paper_d(1, 2, 2, 4), paper_d(1, 8, 8, 1)})
     EXPECT_NE(std::find(ds.begin(), ds.end(), d), ds.end()) << "missing " << to_string(d);
   // Its own count (§8.1, N = 3 doublings over D = 3 labels) is 10: the list
   // leaves out [2, 4, 4, 1] and [1, 4, 4, 2], which also make 8 kernel calls.

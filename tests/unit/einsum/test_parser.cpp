@@ -161,9 +161,7 @@ TEST(TraParser, ScalarFunction) {
   EXPECT_THROW(parse_scalar_function("relu(A[i])", kWhere), tra::UserError);
 }
 
-TEST(TraParser, NumpyOutputLabelsMustBeDistinct) {
-  EXPECT_THROW(parse_einsum("C = einsum('ij->ii', A)", kWhere), tra::UserError);
-}
+TEST(TraParser, NumpyOutputLabelsMustBeDistinct) { EXPECT_THROW(parse_einsum("C = einsum('ij->ii', A)", kWhere), tra::UserError); }
 
 // ---- errors: file:line:column of the offending character, and what is wrong.
 

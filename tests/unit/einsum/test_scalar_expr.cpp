@@ -46,11 +46,27 @@ void expect_matches_differences(const std::string& expr, double x, double y) {
 }
 
 TEST(ScalarExpr, EveryOperationAgainstFiniteDifferences) {
-  const char* const exprs[] = {
-      "X[i] + Y[i]", "X[i] - Y[i]", "X[i] * Y[i]", "X[i] / Y[i]", "max(X[i], Y[i])", "min(X[i], Y[i])", "pow(X[i], Y[i])",
-      "X[i]^3", "-X[i] * Y[i]", "exp(X[i] * Y[i])", "log(X[i] + Y[i])", "sqrt(X[i] * Y[i])", "relu(X[i] - Y[i])",
-      "abs(X[i] - Y[i])", "sq(X[i] - Y[i])", "tanh(X[i] * Y[i])", "sigmoid(X[i] - Y[i])", "softplus(X[i] * Y[i])",
-      "sq(X[i] - Y[i]) / (1 + abs(Y[i]))", "X[i] * Y[i] / sqrt(8)", "exp(X[i] - Y[i]) * log(1 + sq(X[i]))"};
+  const char* const exprs[] = {"X[i] + Y[i]",
+                               "X[i] - Y[i]",
+                               "X[i] * Y[i]",
+                               "X[i] / Y[i]",
+                               "max(X[i], Y[i])",
+                               "min(X[i], Y[i])",
+                               "pow(X[i], Y[i])",
+                               "X[i]^3",
+                               "-X[i] * Y[i]",
+                               "exp(X[i] * Y[i])",
+                               "log(X[i] + Y[i])",
+                               "sqrt(X[i] * Y[i])",
+                               "relu(X[i] - Y[i])",
+                               "abs(X[i] - Y[i])",
+                               "sq(X[i] - Y[i])",
+                               "tanh(X[i] * Y[i])",
+                               "sigmoid(X[i] - Y[i])",
+                               "softplus(X[i] * Y[i])",
+                               "sq(X[i] - Y[i]) / (1 + abs(Y[i]))",
+                               "X[i] * Y[i] / sqrt(8)",
+                               "exp(X[i] - Y[i]) * log(1 + sq(X[i]))"};
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> mag(0.3, 2.0);
   for (const char* e : exprs)

@@ -36,16 +36,16 @@ void expect_blocks_match(const einsum::ScalarProgram& p, bool two_inputs, const 
 }  // namespace
 
 TEST(TraScalarProgram, EvalBlockMatchesEvalForEveryUnaryForm) {
-  for (const char* f : {"x", "-x", "exp(x)", "log(x)", "sqrt(x)", "relu(x - 1)", "abs(x - 1)", "x^2", "tanh(x)", "sigmoid(x)",
-                        "2*x + 1", "1 - x", "x / 3", "max(x, 1)", "min(x, 1)", "pow(x, 1.5)",
-                        "exp(-(x - 1) * (x - 1)) / (1 + sqrt(x) * log(1 + x)) + max(relu(x), tanh(x))"}) {
+  for (const char* f :
+       {"x", "-x", "exp(x)", "log(x)", "sqrt(x)", "relu(x - 1)", "abs(x - 1)", "x^2", "tanh(x)", "sigmoid(x)", "2*x + 1", "1 - x", "x / 3",
+        "max(x, 1)", "min(x, 1)", "pow(x, 1.5)", "exp(-(x - 1) * (x - 1)) / (1 + sqrt(x) * log(1 + x)) + max(relu(x), tanh(x))"}) {
     expect_blocks_match(einsum::parse_scalar_function(f, kWhere), false, f);
   }
 }
 
 TEST(TraScalarProgram, EvalBlockMatchesEvalForTwoInputs) {
-  for (const char* st : {"Z[i] = X[i] + Y[i]", "Z[i] = X[i] - Y[i]", "Z[i] = X[i] * Y[i]", "Z[i] = X[i] / Y[i]",
-                         "Z[i] = max(X[i], Y[i])", "Z[i] = exp(X[i] - Y[i])", "Z[i] = (X[i] - Y[i]) * (X[i] - Y[i]) + 2 * X[i] / Y[i]"}) {
+  for (const char* st : {"Z[i] = X[i] + Y[i]", "Z[i] = X[i] - Y[i]", "Z[i] = X[i] * Y[i]", "Z[i] = X[i] / Y[i]", "Z[i] = max(X[i], Y[i])",
+                         "Z[i] = exp(X[i] - Y[i])", "Z[i] = (X[i] - Y[i]) * (X[i] - Y[i]) + 2 * X[i] / Y[i]"}) {
     expect_blocks_match(einsum::parse_einsum(st, kWhere).join, true, st);
   }
 }
@@ -54,9 +54,9 @@ TEST(TraScalarProgram, ScaledProductsAreRecognizedWithTheirConstant) {
   // The constant is checked against the program itself: c * x * y = eval(x, y).
   std::mt19937_64 gen(11);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
-  for (const char* st : {"Z[i] = X[i] * Y[i]", "Z[i] = Y[i] * X[i]", "Z[i] = X[i] * Y[i] / sqrt(8)",
-                         "Z[i] = 0.5 * X[i] * Y[i]", "Z[i] = -(X[i] * Y[i])", "Z[i] = (X[i] / 4) * (Y[i] * exp(1))",
-                         "Z[i] = 2 * 3 * X[i] * Y[i] / (1 + 1)", "Z[i] = -X[i] * -Y[i]"}) {
+  for (const char* st :
+       {"Z[i] = X[i] * Y[i]", "Z[i] = Y[i] * X[i]", "Z[i] = X[i] * Y[i] / sqrt(8)", "Z[i] = 0.5 * X[i] * Y[i]", "Z[i] = -(X[i] * Y[i])",
+        "Z[i] = (X[i] / 4) * (Y[i] * exp(1))", "Z[i] = 2 * 3 * X[i] * Y[i] / (1 + 1)", "Z[i] = -X[i] * -Y[i]"}) {
     const einsum::ScalarProgram p = einsum::parse_einsum(st, kWhere).join;
     double c = 0;
     ASSERT_TRUE(p.is_scaled_product(&c)) << st;
@@ -68,9 +68,9 @@ TEST(TraScalarProgram, ScaledProductsAreRecognizedWithTheirConstant) {
 }
 
 TEST(TraScalarProgram, OtherProgramsAreNotScaledProducts) {
-  for (const char* st : {"Z[i] = X[i] + Y[i]", "Z[i] = X[i] * Y[i] + 1", "Z[i] = X[i] * X[i]", "Z[i] = X[i] / Y[i]",
-                         "Z[i] = exp(X[i]) * Y[i]", "Z[i] = X[i] * Y[i] * X[i]", "Z[i] = sqrt(X[i] * Y[i])",
-                         "Z[i] = pow(X[i] * Y[i], 1)", "Z[i] = max(X[i], Y[i])", "Z[i] = X[i] * Y[i] - X[i] * Y[i]"}) {
+  for (const char* st : {"Z[i] = X[i] + Y[i]", "Z[i] = X[i] * Y[i] + 1", "Z[i] = X[i] * X[i]", "Z[i] = X[i] / Y[i]", "Z[i] = exp(X[i]) * Y[i]",
+                         "Z[i] = X[i] * Y[i] * X[i]", "Z[i] = sqrt(X[i] * Y[i])", "Z[i] = pow(X[i] * Y[i], 1)", "Z[i] = max(X[i], Y[i])",
+                         "Z[i] = X[i] * Y[i] - X[i] * Y[i]"}) {
     double c = 0;
     EXPECT_FALSE(einsum::parse_einsum(st, kWhere).join.is_scaled_product(&c)) << st;
   }

@@ -146,7 +146,8 @@ TEST(TraSoftmax, BadFormsAreLocated) {
   // softmax is the whole right-hand side.
   EXPECT_EQ(error_of("P[i,j] = softmax_j(S[i,j]) * 2"),
             at(27) + "unexpected '*' after softmax(...): softmax is the whole right-hand side; apply more in a later statement");
-  const std::string whole = "softmax is the whole right-hand side of its statement, as in P[i,j] = softmax_j(S[i,j]); use its result in a later statement";
+  const std::string whole =
+      "softmax is the whole right-hand side of its statement, as in P[i,j] = softmax_j(S[i,j]); use its result in a later statement";
   EXPECT_EQ(error_of("P[i,j] = 2 * softmax_j(S[i,j])"), at(13) + whole);
   EXPECT_EQ(error_of("P[i,j] = sum softmax_j(S[i,j])"), at(13) + whole);
   // The macro is several statements: parse_einsum, which returns one, refuses it.
@@ -162,25 +163,27 @@ namespace {
 
 // Line 5, column 6 is where the statement text starts (after `  - "`).
 std::string deck(const std::string& decl_s, const std::string& statement, const std::string& rest = "") {
-  return "tensors:\n"                                                    // 1
-         "  - {name: S, shape: [2, 3, 4], source: zeros}\n"              // 2
-         "  - " + decl_s + "\n"                                          // 3
-         "graph:\n"                                                      // 4
-         "  - \"" + statement + "\"\n" + rest;                           // 5
+  return "tensors:\n"  // 1
+         "  - {name: S, shape: [2, 3, 4], source: zeros}\n"  // 2
+         "  - " +
+         decl_s +
+         "\n"  // 3
+         "graph:\n"  // 4
+         "  - \"" +
+         statement + "\"\n" + rest;  // 5
 }
 
 }  // namespace
 
 TEST(TraSoftmax, DeckExpandsInPlace) {
-  const tra::model::Workflow wf = tra::io::parse_deck(
-      deck("{name: T, shape: [4], source: ones}", "P[b,i,j] = softmax_j(S[b,i,j])",
-           "  - \"Y[b,i] = sum_j P[b,i,j] * T[j]\"\n"
-           "outputs:\n"
-           "  - {tensor: P.sum, file: out.h5}\n"
-           "run:\n"
-           "  partitioning:\n"
-           "    P.exp: {b: 2}\n"),
-      "deck.yaml", "");
+  const tra::model::Workflow wf = tra::io::parse_deck(deck("{name: T, shape: [4], source: ones}", "P[b,i,j] = softmax_j(S[b,i,j])",
+                                                           "  - \"Y[b,i] = sum_j P[b,i,j] * T[j]\"\n"
+                                                           "outputs:\n"
+                                                           "  - {tensor: P.sum, file: out.h5}\n"
+                                                           "run:\n"
+                                                           "  partitioning:\n"
+                                                           "    P.exp: {b: 2}\n"),
+                                                      "deck.yaml", "");
   ASSERT_EQ(wf.graph.size(), 5u);
   const std::vector<std::string> names{"P.max", "P.exp", "P.sum", "P", "Y"};
   for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(tra::model::statement_output(wf.graph[i]), names[i]);
@@ -201,15 +204,13 @@ TEST(TraSoftmax, DeckErrorsPointAtTheMacro) {
   // Redefining a declared tensor, or a second softmax into the same name: at the statement.
   EXPECT_EQ(deck_error(deck("{name: T, shape: [2, 3, 4], source: ones}", "T[b,i,j] = softmax_j(S[b,i,j])")),
             "deck.yaml:5:6: statement redefines 'T', which is declared as an input tensor");
-  EXPECT_EQ(deck_error(deck("{name: T, shape: [4], source: ones}", "P[b,i,j] = softmax_j(S[b,i,j])",
-                            "  - \"P[b,i,j] = softmax_i(S[b,i,j])\"\n")),
+  EXPECT_EQ(deck_error(deck("{name: T, shape: [4], source: ones}", "P[b,i,j] = softmax_j(S[b,i,j])", "  - \"P[b,i,j] = softmax_i(S[b,i,j])\"\n")),
             "deck.yaml:6:6: 'P.max' is computed twice; give each statement its own output name");
   // A syntax error inside the macro: at its column in the deck.
   EXPECT_EQ(deck_error(deck("{name: T, shape: [4], source: ones}", "P[b,i,j] = softmax_k(S[b,i,j])")),
             "deck.yaml:5:25: softmax over label 'k', which S[b,i,j] does not have");
   // A user name cannot reach the intermediates' names: '.' is not part of a name.
-  EXPECT_EQ(deck_error(deck("{name: T, shape: [4], source: ones}", "P[b,i,j] = softmax_j(S[b,i,j])",
-                            "  - \"Y[b,i] = P.max[b,i]\"\n")),
+  EXPECT_EQ(deck_error(deck("{name: T, shape: [4], source: ones}", "P[b,i,j] = softmax_j(S[b,i,j])", "  - \"Y[b,i] = P.max[b,i]\"\n")),
             "deck.yaml:6:16: unexpected character '.' in EinSum statement");
   EXPECT_EQ(deck_error("tensors:\n  - {name: P.max, shape: [2], source: zeros}\ngraph: []\n"),
             "deck.yaml:2:12: tensor name 'P.max' must be a letter or '_' followed by letters, digits or '_'");

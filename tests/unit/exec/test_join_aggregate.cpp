@@ -49,7 +49,7 @@ std::vector<Tuple> random_relation(std::mt19937_64& gen) {
 // the GEMM's in-place add when the statement is a plain matmul.
 IaNode join_node(const std::string& statement) {
   auto kernel = std::make_shared<kernels::EinSumKernel>(einsum::parse_einsum(statement, {"test", 1, 1}),
-                                                       std::map<einsum::Label, Index>{{"i", kBlock}, {"j", kBlock}, {"k", kBlock}});
+                                                        std::map<einsum::Label, Index>{{"i", kBlock}, {"j", kBlock}, {"k", kBlock}});
   IaNode j;
   j.params = tra::physical::JoinParams{};
   j.join().keys_left = {1};

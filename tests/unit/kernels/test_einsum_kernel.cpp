@@ -40,7 +40,7 @@ Dense absolute(Dense d) {
 
 struct Case {
   einsum::EinSum st;
-  std::map<std::string, Dense> in;   // by tensor name
+  std::map<std::string, Dense> in;  // by tensor name
   std::map<std::string, tra::Index> extent;
   Dense got, want;
 };
@@ -141,8 +141,8 @@ TEST(TraEinSumKernel, ScaledProductsRunAsGemmWithAlpha) {
 
 TEST(TraEinSumKernel, TransposedOperands) {
   const std::map<std::string, tra::Index> e{{"i", 6}, {"j", 9}, {"k", 4}};
-  for (const char* text : {"C[i,k] = sum_j A[j,i] * B[j,k]", "C[i,k] = sum_j A[i,j] * B[k,j]",
-                           "C[i,k] = sum_j A[j,i] * B[k,j]", "C[i,k] = sum_j B[j,k] * A[i,j]"}) {
+  for (const char* text :
+       {"C[i,k] = sum_j A[j,i] * B[j,k]", "C[i,k] = sum_j A[i,j] * B[k,j]", "C[i,k] = sum_j A[j,i] * B[k,j]", "C[i,k] = sum_j B[j,k] * A[i,j]"}) {
     ASSERT_TRUE(uses_gemm(text, e)) << text;
     expect_sum_of_products_close(run(text, e));
   }
@@ -190,8 +190,7 @@ TEST(TraEinSumKernel, ColumnReductionsFoldInTheReferencesOrder) {
   // group of the reduction tree, folded plainly in order like the
   // reference (longer ones: test_elementwise.cpp, against the tree).
   const std::map<std::string, tra::Index> e{{"b", 32}, {"h", 300}, {"c", 3}, {"k", 20}};
-  for (const char* text : {"G[h] = sum_b X[b,h] * step(Y[b,h])", "G[h] = max_b X[b,h] + Y[b]", "G[c,k] = sum_b X[b,c,k]",
-                           "G[h] = sum_b X[b,h]"}) {
+  for (const char* text : {"G[h] = sum_b X[b,h] * step(Y[b,h])", "G[h] = max_b X[b,h] + Y[b]", "G[c,k] = sum_b X[b,c,k]", "G[h] = sum_b X[b,h]"}) {
     const Case c = run(text, e);
     ASSERT_EQ(c.got.shape, c.want.shape) << text;
     for (size_t i = 0; i < c.want.v.size(); ++i) ASSERT_EQ(c.got.v[i], c.want.v[i]) << text << " element " << i;
@@ -347,8 +346,8 @@ TEST(TraEinSumKernel, GemmAddsIntoAnExistingChunk) {
   // plain, a scaled, a batched and a swapped contraction; an output the
   // GEMM must permute cannot.
   const std::map<std::string, tra::Index> e{{"b", 2}, {"i", 5}, {"j", 7}, {"k", 4}};
-  for (const char* text : {"C[i,k] = sum_j A[i,j] * B[j,k]", "C[i,k] = sum_j A[i,j] * B[j,k] / 4",
-                           "C[b,i,k] = sum_j A[b,i,j] * B[j,k,b]", "C[k,i] = sum_j A[i,j] * B[j,k]"}) {
+  for (const char* text : {"C[i,k] = sum_j A[i,j] * B[j,k]", "C[i,k] = sum_j A[i,j] * B[j,k] / 4", "C[b,i,k] = sum_j A[b,i,j] * B[j,k,b]",
+                           "C[k,i] = sum_j A[i,j] * B[j,k]"}) {
     const einsum::EinSum st = einsum::parse_einsum(text, {"test", 1, 1});
     const kernels::EinSumKernel k(st, e);
     ASSERT_TRUE(k.adds_into()) << text;

@@ -68,7 +68,7 @@ TEST(TraKeyExpr, IdentityDetection) {
   EXPECT_TRUE(KeyExpr::identity(3).is_identity());
   EXPECT_EQ(KeyExpr::identity(3).map({4, 5, 6}), (Key{4, 5, 6}));
   EXPECT_FALSE(KeyExpr::parse_map("[k1, k0]", 2, kWhere).is_identity());
-  EXPECT_FALSE(KeyExpr::parse_map("[k0]", 2, kWhere).is_identity());        // drops a dimension
+  EXPECT_FALSE(KeyExpr::parse_map("[k0]", 2, kWhere).is_identity());  // drops a dimension
   EXPECT_FALSE(KeyExpr::parse_map("[k0, k1 + 0]", 2, kWhere).is_identity());  // not recognised syntactically
   EXPECT_FALSE(KeyExpr::parse_map("[k0, k1, k1]", 2, kWhere).is_identity());
 }
@@ -105,11 +105,11 @@ TEST(TraKeyExprErrors, DimensionBeyondArityIsLocated) {
 }
 
 TEST(TraKeyExprErrors, SyntaxErrors) {
-  EXPECT_EQ(error_of(true, "k0 == ", 2).rfind("deck.yaml:3:18: ", 0), 0u);      // operand missing at the end
+  EXPECT_EQ(error_of(true, "k0 == ", 2).rfind("deck.yaml:3:18: ", 0), 0u);  // operand missing at the end
   EXPECT_EQ(error_of(true, "k0 == k1 k0", 2).rfind("deck.yaml:3:21: ", 0), 0u);  // trailing text
-  EXPECT_EQ(error_of(false, "k0", 2).rfind("deck.yaml:3:12: ", 0), 0u);          // a map needs [...]
-  EXPECT_EQ(error_of(false, "[k0 k1]", 2).rfind("deck.yaml:3:16: ", 0), 0u);     // ',' or ']' expected
-  EXPECT_EQ(error_of(true, "(k0 == 1", 2).rfind("deck.yaml:3:20: ", 0), 0u);     // ')' expected
+  EXPECT_EQ(error_of(false, "k0", 2).rfind("deck.yaml:3:12: ", 0), 0u);  // a map needs [...]
+  EXPECT_EQ(error_of(false, "[k0 k1]", 2).rfind("deck.yaml:3:16: ", 0), 0u);  // ',' or ']' expected
+  EXPECT_EQ(error_of(true, "(k0 == 1", 2).rfind("deck.yaml:3:20: ", 0), 0u);  // ')' expected
   // Numbers too large for an integer are user errors, not std::out_of_range.
   EXPECT_EQ(error_of(true, "k0 == 99999999999999999999", 2).rfind("deck.yaml:3:18: integer too large", 0), 0u);
   EXPECT_EQ(error_of(true, "k99999999999 == 0", 2).rfind("deck.yaml:3:12: key dimension k99999999999 does not exist", 0), 0u);

@@ -22,11 +22,14 @@ std::string deck(const std::string& stmt, const std::string& d_stmt) {
          "  - {name: X, shape: [8, 16], source: ones}\n"
          "graph:\n"
          "  - \"h[n,e] = X[n,e] * 2\"\n"
-         "  - \"" + stmt + "\"\n"
+         "  - \"" +
+         stmt +
+         "\"\n"
          "run:\n"
          "  partitioning:\n"
          "    h: {n: 2, e: 4}\n"
-         "    out: " + d_stmt + "\n";
+         "    out: " +
+         d_stmt + "\n";
 }
 
 logical::Lowering lower(const std::string& text) { return logical::lower(io::parse_deck(text, "deck.yaml", ""), 2); }
@@ -68,14 +71,16 @@ TEST(Lowering, OtherLabelsAndOtherStatementsKeepTheirD) {
   EXPECT_EQ(low.d.at("out").at("e"), 8);
   EXPECT_TRUE(low.decomposition.aggregated_in_parts.empty());
   // Two operands: the d stays the deck's (a contraction's GEMM shape is the partitioner's choice).
-  low = lower("tensors:\n  - {name: X, shape: [8, 16], source: ones}\n  - {name: Y, shape: [16], source: ones}\n"
-              "graph:\n  - \"h[n,e] = X[n,e] * 2\"\n  - \"out[n] = sum_e h[n,e] * Y[e]\"\n"
-              "run:\n  partitioning:\n    h: {n: 2, e: 4}\n    out: {n: 2}\n");
+  low = lower(
+      "tensors:\n  - {name: X, shape: [8, 16], source: ones}\n  - {name: Y, shape: [16], source: ones}\n"
+      "graph:\n  - \"h[n,e] = X[n,e] * 2\"\n  - \"out[n] = sum_e h[n,e] * Y[e]\"\n"
+      "run:\n  partitioning:\n    h: {n: 2, e: 4}\n    out: {n: 2}\n");
   EXPECT_EQ(low.d.at("out").at("e"), 1);
   // A deck input is read on the grid d wants, unless the deck fixes its chunks.
-  const std::string input = "tensors:\n  - {name: X, shape: [8, 16], source: ones CHUNK}\n"
-                            "graph:\n  - \"out[n] = sum_e X[n,e]\"\n"
-                            "run:\n  partitioning:\n    out: {n: 2}\n";
+  const std::string input =
+      "tensors:\n  - {name: X, shape: [8, 16], source: ones CHUNK}\n"
+      "graph:\n  - \"out[n] = sum_e X[n,e]\"\n"
+      "run:\n  partitioning:\n    out: {n: 2}\n";
   auto with_chunk = [&](const std::string& chunk) { return std::string(input).replace(input.find(" CHUNK"), 6, chunk); };
   EXPECT_EQ(lower(with_chunk("")).d.at("out").at("e"), 1);
   EXPECT_EQ(lower(with_chunk(", chunk: [4, 4]")).d.at("out").at("e"), 4);

@@ -25,7 +25,7 @@ graph:
 TEST(Workflow, UnusedTensorsAndResultsAreNamedWhereTheyStand) {
   const std::string written = std::string(kDeck) + "outputs:\n  - {tensor: C, file: out.h5}\n";
   EXPECT_EQ(unused_text(written), (std::vector<std::string>{"d.yaml:3:5: tensor 'B' is declared but no statement, output or train: uses it",
-                                                          "d.yaml:6:6: 'D' is computed but nothing reads or writes it, so it is not computed"}));
+                                                            "d.yaml:6:6: 'D' is computed but nothing reads or writes it, so it is not computed"}));
 }
 
 TEST(Workflow, WithoutOutputsTheGraphsResultsAreNotUnused) {

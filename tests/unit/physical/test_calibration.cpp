@@ -171,8 +171,4 @@ TEST_F(TraCalibration, MissingFile) {
   }
 }
 
-TEST_F(TraCalibration, SaveIntoMissingFolder) {
-  EXPECT_THROW(save_rates(Rates{}, (dir_ / "no" / "such" / "rates.yaml").string()), tra::UserError);
-}
-
-
+TEST_F(TraCalibration, SaveIntoMissingFolder) { EXPECT_THROW(save_rates(Rates{}, (dir_ / "no" / "such" / "rates.yaml").string()), tra::UserError); }

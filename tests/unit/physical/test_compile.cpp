@@ -12,8 +12,8 @@
 #include "tra/physical/infer.hpp"
 
 using tra::Shape;
-using tra::model::Workflow;
 using tra::logical::TraNode;
+using tra::model::Workflow;
 using tra::physical::IaNode;
 using tra::physical::IaPlan;
 

@@ -21,7 +21,7 @@ namespace {
 physical::JoinKernel matmul(bool adds) {
   const std::string st = adds ? "C[i,k] = sum_j X[i,j] * Y[j,k]" : "C[i,k] = sum_j X[i,j] * Y[j,k] + 0";
   auto kernel = std::make_shared<tra::kernels::EinSumKernel>(einsum::parse_einsum(st, {"test", 1, 1}),
-                                                            std::map<einsum::Label, tra::Index>{{"i", 2}, {"j", 2}, {"k", 2}});
+                                                             std::map<einsum::Label, tra::Index>{{"i", 2}, {"j", 2}, {"k", 2}});
   return {{kernel, st}, false, {}};
 }
 
@@ -85,7 +85,7 @@ TEST(TraIaPlan, ASumFoldedInTheGemmCostsOnlyItsComposedMap) {
     IaPlan p = join_then_aggregate(einsum::AggOp::Sum, adds);
     p.nodes[2].join().gemm = true;
     p.nodes[2].site_flops = 4e9;
-    p.nodes[3].site_flops = 3e9;       // 2e9 of folding, 1e9 of a map composed by R1-4
+    p.nodes[3].site_flops = 3e9;  // 2e9 of folding, 1e9 of a map composed by R1-4
     p.nodes[3].site_fold_flops = 2e9;
     const physical::PlanCost c = physical::cost_of(p, r);
     EXPECT_DOUBLE_EQ(c.node_seconds[2], 0.4);

@@ -107,7 +107,8 @@ TEST(Infer, PartialAggregatesCombineOnlyUnderTheirOwnSum) {
   EXPECT_TRUE(tra::physical::invalid_reason(p).empty()) << tra::physical::invalid_reason(p);
   // The maximum of partial sums is not the maximum of the sums.
   for (auto& n : p.nodes)
-    if (n.kind() == IaNode::Kind::LocalAgg && n.inputs.size() == 1 && p.node(n.inputs[0]).kind() == IaNode::Kind::Shuffle) n.agg().kernel.reduce = tra::physical::AggKernel::Fold{tra::einsum::AggOp::Max};
+    if (n.kind() == IaNode::Kind::LocalAgg && n.inputs.size() == 1 && p.node(n.inputs[0]).kind() == IaNode::Kind::Shuffle)
+      n.agg().kernel.reduce = tra::physical::AggKernel::Fold{tra::einsum::AggOp::Max};
   tra::physical::infer(p);
   EXPECT_NE(tra::physical::invalid_reason(p).find("another ⊕"), std::string::npos) << tra::physical::invalid_reason(p);
 }

@@ -42,8 +42,12 @@ Rates network_bound() {
 
 std::string matmul(int i, int j, int k) {
   return "tensors:\n"
-         "  - {name: A, shape: [" + std::to_string(i) + ", " + std::to_string(j) + "], source: \"uniform(-1, 1, 1)\"}\n"
-         "  - {name: B, shape: [" + std::to_string(j) + ", " + std::to_string(k) + "], source: \"uniform(-1, 1, 2)\"}\n"
+         "  - {name: A, shape: [" +
+         std::to_string(i) + ", " + std::to_string(j) +
+         "], source: \"uniform(-1, 1, 1)\"}\n"
+         "  - {name: B, shape: [" +
+         std::to_string(j) + ", " + std::to_string(k) +
+         "], source: \"uniform(-1, 1, 2)\"}\n"
          "graph:\n"
          "  - \"C[i,k] = sum_j A[i,j] * B[j,k]\"\n"
          "run:\n"
@@ -72,11 +76,11 @@ TEST(Optimizer, CostModelMatchesCostsCountedByHand) {
   EXPECT_EQ(c.floats_moved, 2 * 24 + 16);  // each site sends its 24 floats to the other
   EXPECT_DOUBLE_EQ(c.paper_cost, 48.0 * 2 + 32.0);  // Bcast f·s + Shuffle f
   EXPECT_EQ(c.operators, 6);
-  const double expected = 24 / 1e6 + 24 / 1e6            // reads
-                          + 1e-3 + 24 * 8 / 1e6          // Bcast
-                          + 2 * 192 / 1e6                // two GEMMs on site 0: their flops,
+  const double expected = 24 / 1e6 + 24 / 1e6  // reads
+                          + 1e-3 + 24 * 8 / 1e6  // Bcast
+                          + 2 * 192 / 1e6  // two GEMMs on site 0: their flops,
                           + 2 * (24 + 24 + 16) * 8 / 1e6  // and their chunks read and results written
-                          + 1e-3 + 16 * 8 / 1e6;         // Shuffle
+                          + 1e-3 + 16 * 8 / 1e6;  // Shuffle
   EXPECT_NEAR(c.seconds, expected, 1e-12);
 }
 
@@ -129,7 +133,7 @@ TEST(Optimizer, DiagOfASumTakesThePapersRules) {
 struct Shape3 {
   const char* name;
   int i, j, k;
-  const char* family;          // on 2 sites
+  const char* family;  // on 2 sites
   const char* family_on_four;  // on 4 sites
 };
 
@@ -228,7 +232,8 @@ TEST(Optimizer, ForcedRmmIsThreeDimensional) {
     SCOPED_TRACE(std::to_string(sites) + " sites");
     const int parts = sites == 8 ? 4 : 10;
     std::string deck = matmul(40 * parts, 40 * parts, 40 * parts);
-    deck.replace(deck.find("{i: 4, j: 4, k: 4}"), 18, "{i: " + std::to_string(parts) + ", j: " + std::to_string(parts) + ", k: " + std::to_string(parts) + "}");
+    deck.replace(deck.find("{i: 4, j: 4, k: 4}"), 18,
+                 "{i: " + std::to_string(parts) + ", j: " + std::to_string(parts) + ", k: " + std::to_string(parts) + "}");
     OptimizerOptions rmm;
     rmm.strategy = "rmm";
     rmm.disabled = {"shuffle-spread"};

@@ -10,8 +10,7 @@
 
 namespace tra::exec::local {
 
-std::vector<JoinMatch> join_matches(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
-                                    const std::vector<int>& keys_right) {
+std::vector<JoinMatch> join_matches(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left, const std::vector<int>& keys_right) {
   TRA_ASSERT(keys_left.size() == keys_right.size(), "join keys of different lengths");
   std::vector<JoinMatch> out;
   if (left.empty() || right.empty()) return out;
@@ -39,8 +38,7 @@ std::vector<JoinMatch> join_matches(const Tuples& left, const Tuples& right, con
   return out;
 }
 
-Tuples join(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
-            const std::vector<int>& keys_right, const JoinFn& proj) {
+Tuples join(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left, const std::vector<int>& keys_right, const JoinFn& proj) {
   Tuples out;
   for (JoinMatch& m : join_matches(left, right, keys_left, keys_right)) out.push_back({std::move(m.key), proj(m.left->chunk, m.right->chunk)});
   return out;

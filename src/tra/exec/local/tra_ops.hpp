@@ -24,8 +24,7 @@ using ArrayFn = std::function<Chunk(const Chunk&)>;
 // ⋈(joinKeysL, joinKeysR, projOp): pairs tuples whose keys agree on the join
 // positions; the output key is the left key followed by the right key without
 // its join positions (the natural-join convention of §3.1 (2)).
-Tuples join(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
-            const std::vector<int>& keys_right, const JoinFn& proj);
+Tuples join(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left, const std::vector<int>& keys_right, const JoinFn& proj);
 
 // The pairs ⋈ makes, without computing their chunks: the left and right
 // tuple and the output key of each, in the order ⋈ returns them (by key).
@@ -34,8 +33,7 @@ struct JoinMatch {
   const Tuple* right;
   Key key;
 };
-std::vector<JoinMatch> join_matches(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left,
-                                    const std::vector<int>& keys_right);
+std::vector<JoinMatch> join_matches(const Tuples& left, const Tuples& right, const std::vector<int>& keys_left, const std::vector<int>& keys_right);
 
 // Σ(groupByKeys, aggOp): groups on the given key positions (output key in that
 // order) and reduces every group.

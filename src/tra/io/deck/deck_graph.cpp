@@ -1,6 +1,6 @@
 // The deck's graph: EinSum statements and the TRA's own operators (filter, rekey, tile, concat, transform).
-#include "tra/io/deck/deck_sections.hpp"
 #include "tra/einsum/parser.hpp"
+#include "tra/io/deck/deck_sections.hpp"
 
 namespace tra::io::deck {
 namespace {

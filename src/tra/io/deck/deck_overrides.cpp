@@ -134,7 +134,8 @@ void apply(YAML::Node& root, const DeckOverride& o, PlacedNodes& placed) {
     if (missing && path == "params/" + part) {
       std::string names;
       for (auto it = at.begin(); it != at.end(); ++it) names += (names.empty() ? "" : ", ") + it->first.Scalar();
-      fail_option(o, "the deck declares no parameter '" + part + "'" + (names.empty() ? std::string(" (it has no params: block)") : " (its params: are " + names + ")"));
+      fail_option(o, "the deck declares no parameter '" + part + "'" +
+                         (names.empty() ? std::string(" (it has no params: block)") : " (its params: are " + names + ")"));
     }
     if (last || missing) {
       put(at, part, last ? value : YAML::Node(YAML::NodeType::Map));
@@ -263,8 +264,7 @@ PlacedNodes apply_overrides(YAML::Node& root, const std::vector<DeckOverride>& o
   return placed;
 }
 
-std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::string& deck, const PlacedNodes& placed,
-                                                SubstitutedNodes& substituted) {
+std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::string& deck, const PlacedNodes& placed, SubstitutedNodes& substituted) {
   std::vector<model::DeckParam> params;
   if (const YAML::Node block = root["params"]) {
     const SourceLoc where = node_loc(block, deck, placed);
@@ -272,10 +272,10 @@ std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::str
     for (auto it = block.begin(); it != block.end(); ++it) {
       const std::string name = it->first.Scalar();
       const SourceLoc at = node_loc(it->first, deck, placed);
-      if (!is_identifier(name))
-        throw UserError(at, "parameter name '" + name + "' must be a letter or '_' followed by letters, digits or '_'");
+      if (!is_identifier(name)) throw UserError(at, "parameter name '" + name + "' must be a letter or '_' followed by letters, digits or '_'");
       if (!it->second.IsScalar())
-        throw UserError(node_loc(it->second, deck, placed), "parameter '" + name + "' must be a single value (a number or a word), not a list or a mapping");
+        throw UserError(node_loc(it->second, deck, placed),
+                        "parameter '" + name + "' must be a single value (a number or a word), not a list or a mapping");
       if (it->second.Scalar().find('$') != std::string::npos)
         throw UserError(node_loc(it->second, deck, placed), "parameter '" + name + "' refers to another; a parameter's value is written out");
       params.push_back({name, it->second.Scalar(), at, false});

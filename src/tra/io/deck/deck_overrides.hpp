@@ -38,7 +38,6 @@ using SubstitutedNodes = std::vector<std::pair<YAML::Node, std::vector<int>>>;
 // Reads `params:` and replaces $NAME and ${NAME} in every other value of the
 // deck ($$ is a dollar sign). `deck` names the file for error locations;
 // `placed` are the overrides' nodes, reported at their option.
-std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::string& deck, const PlacedNodes& placed,
-                                                SubstitutedNodes& substituted);
+std::vector<model::DeckParam> substitute_params(YAML::Node& root, const std::string& deck, const PlacedNodes& placed, SubstitutedNodes& substituted);
 
 }  // namespace tra::io

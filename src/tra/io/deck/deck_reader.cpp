@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstring>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -29,9 +29,7 @@ namespace fs = std::filesystem;
 class DeckReader : public deck::DeckValues {
  public:
   DeckReader(std::string name, std::string base_dir, std::vector<DeckOverride> overrides)
-      : DeckValues(deck_name_, deck_base_, placed_nodes_, substituted_nodes_),
-        deck_name_(std::move(name)),
-        deck_base_(std::move(base_dir)),
+      : DeckValues(deck_name_, deck_base_, placed_nodes_, substituted_nodes_), deck_name_(std::move(name)), deck_base_(std::move(base_dir)),
         overrides_(std::move(overrides)) {}
   mutable long nodes_seen_ = 0;  // by check_mapping_keys
 
@@ -65,8 +63,10 @@ class DeckReader : public deck::DeckValues {
       if (root["run"]) deck::read_run(*this, root["run"], wf);
       if (root["train"]) deck::read_train(*this, root["train"], wf);
       for (const auto& t : wf.tensors) {
-        if (t.param && !wf.train) throw UserError(t.param_loc, "tensor '" + t.name + "' is a parameter (param: true), but the deck has no train: section naming the loss");
-        if (t.batch && !wf.train) throw UserError(t.batch->loc, "tensor '" + t.name + "' is read in batches, but the deck has no train: section to iterate over them");
+        if (t.param && !wf.train)
+          throw UserError(t.param_loc, "tensor '" + t.name + "' is a parameter (param: true), but the deck has no train: section naming the loss");
+        if (t.batch && !wf.train)
+          throw UserError(t.batch->loc, "tensor '" + t.name + "' is read in batches, but the deck has no train: section to iterate over them");
         if (t.batch && t.param) throw UserError(t.batch->loc, "tensor '" + t.name + "' is a parameter; a parameter is not read in batches");
       }
     } catch (const YAML::Exception& e) {
@@ -93,7 +93,8 @@ class DeckReader : public deck::DeckValues {
       const size_t first = l.find_first_not_of(" \t\r");
       const bool blank = first == std::string::npos || l[first] == '#' || (first == 0 && l[0] == '%');
       if ((start && content) || (ended && !blank && !end))
-        throw UserError(SourceLoc{name_, line, 1}, "a second YAML document (after '---' or '...'); a deck is one document, and the rest would be ignored");
+        throw UserError(SourceLoc{name_, line, 1},
+                        "a second YAML document (after '---' or '...'); a deck is one document, and the rest would be ignored");
       if (end) ended = true;
       else if (!blank && !start) content = true;
     }
@@ -143,7 +144,10 @@ Generator parse_generator(const std::string& text, const SourceLoc& where) {
     ++i;
     for (;;) {
       while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-      if (i < text.size() && text[i] == ')') { ++i; break; }
+      if (i < text.size() && text[i] == ')') {
+        ++i;
+        break;
+      }
       size_t used = 0;
       try {
         args.push_back(std::stod(text.substr(i), &used));
@@ -156,8 +160,14 @@ Generator parse_generator(const std::string& text, const SourceLoc& where) {
         throw UserError(where.shifted(static_cast<int>(i)), "the generator's arguments must be finite numbers, found '" + text.substr(i, used) + "'");
       i += used;
       while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-      if (i < text.size() && text[i] == ',') { ++i; continue; }
-      if (i < text.size() && text[i] == ')') { ++i; break; }
+      if (i < text.size() && text[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (i < text.size() && text[i] == ')') {
+        ++i;
+        break;
+      }
       throw UserError(where.shifted(static_cast<int>(i)), "expected ',' or ')' in the generator's arguments");
     }
   }
@@ -165,8 +175,7 @@ Generator parse_generator(const std::string& text, const SourceLoc& where) {
   if (i != text.size()) throw UserError(where.shifted(static_cast<int>(i)), "unexpected text after the generator");
   Generator g;
   auto need = [&](size_t lo, size_t hi, const char* usage) {
-    if (args.size() < lo || args.size() > hi)
-      throw UserError(where.shifted(static_cast<int>(name_start)), std::string("generator takes ") + usage);
+    if (args.size() < lo || args.size() > hi) throw UserError(where.shifted(static_cast<int>(name_start)), std::string("generator takes ") + usage);
   };
   if (name == "uniform") {
     need(3, 3, "uniform(low, high, seed)");
@@ -186,8 +195,9 @@ Generator parse_generator(const std::string& text, const SourceLoc& where) {
     if (args.size() == 2) g.b = args[1];
     return g;
   } else {
-    throw UserError(where.shifted(static_cast<int>(name_start)),
-                    "unknown source '" + text + "'; expected uniform(low, high, seed), normal(mean, stddev, seed), zeros, ones, identity, arange(start, step) or {file: ..., dataset: ...}");
+    throw UserError(where.shifted(static_cast<int>(name_start)), "unknown source '" + text +
+                                                                     "'; expected uniform(low, high, seed), normal(mean, stddev, seed), zeros, ones, "
+                                                                     "identity, arange(start, step) or {file: ..., dataset: ...}");
   }
   if (args.size() == 3) {
     g.a = args[0];

@@ -22,16 +22,15 @@ std::string deck_folder(const std::string& path);
 // --set PATH=VALUE: one deck value replaced from the command line
 // (io/deck/deck_overrides.hpp applies it).
 struct DeckOverride {
-  std::string path;     // "tensors/X/shape"
-  std::string value;    // YAML text: "[4096,512]", "sqrt"
+  std::string path;  // "tensors/X/shape"
+  std::string value;  // YAML text: "[4096,512]", "sqrt"
   std::string written;  // the option as the user wrote it, where not --set ("--partitioner sqrt")
   std::string option() const { return written.empty() ? "--set " + path + "=" + value : written; }
 };
 // "PATH=VALUE"; a UserError naming the option when either part is missing.
 DeckOverride parse_override(const std::string& arg);
 
-Workflow parse_deck(const std::string& text, const std::string& name, const std::string& base_dir,
-                    const std::vector<DeckOverride>& overrides = {});
+Workflow parse_deck(const std::string& text, const std::string& name, const std::string& base_dir, const std::vector<DeckOverride>& overrides = {});
 
 // "uniform(-1, 1, 7)" and friends.
 Generator parse_generator(const std::string& text, const SourceLoc& where);

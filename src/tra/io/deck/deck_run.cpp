@@ -26,13 +26,15 @@ class RunSection : public DeckValues {
       if (!named) throw UserError(text_loc(n), "unknown partitioner '" + v + "'; expected " + model::partitioner_names());
       r.partitioner = *named;
       if (r.default_given && r.partitioner != P::Manual)
-        throw UserError(default_loc_, "'default' applies to partitioner manual only; this deck uses " + v + " (remove 'default' or write partitioner: manual)");
+        throw UserError(default_loc_,
+                        "'default' applies to partitioner manual only; this deck uses " + v + " (remove 'default' or write partitioner: manual)");
     } else if (r.default_given) {
       r.partitioner = P::Manual;  // a deck written before EinDecomp keeps its meaning
     }
     if (const YAML::Node n = run["overdecomposition"]) {
       const Index f = integer(n, "overdecomposition", 1);
-      if ((f & (f - 1)) != 0 || f > 1024) fail(n, "overdecomposition is a power of two from 1 to 1024 (kernel calls per rank), found " + std::to_string(f));
+      if ((f & (f - 1)) != 0 || f > 1024)
+        fail(n, "overdecomposition is a power of two from 1 to 1024 (kernel calls per rank), found " + std::to_string(f));
       r.overdecomposition = f;
       r.overdecomposition_loc = loc(n);
     }
@@ -66,7 +68,8 @@ class RunSection : public DeckValues {
 
   // The names themselves are checked against the optimizer's tables where
   // its options are made (app/run_deck.cpp), which list them all.
-  static constexpr const char* kDisableLists = "'disable' lists names of optimizer rules, join strategy families or search phases (tra-run --help lists them)";
+  static constexpr const char* kDisableLists =
+      "'disable' lists names of optimizer rules, join strategy families or search phases (tra-run --help lists them)";
 
   void read_optimizer(const YAML::Node& o, OptimizerSettings& s) {
     if (!o.IsMap()) fail(o, "'optimizer' must be a mapping with keys disable, strategy, calibration");

@@ -29,7 +29,8 @@ class TensorsSection : public DeckValues {
         fail(t, "tensor '" + d.name + "' needs 'shape' (only an HDF5 source, {file: ..., dataset: ...}, gives its own)");
       }
       if (src.IsScalar()) {
-        if (t["batch"]) fail(t["batch"], "tensor '" + d.name + "': batches are read from an HDF5 source ({file: ..., dataset: ...}), not from a generator");
+        if (t["batch"])
+          fail(t["batch"], "tensor '" + d.name + "': batches are read from an HDF5 source ({file: ..., dataset: ...}), not from a generator");
         d.source = parse_generator(src.as<std::string>(), text_loc(src));
       } else if (src.IsMap()) {
         d.source = read_hdf5_source(src, d);
@@ -41,10 +42,12 @@ class TensorsSection : public DeckValues {
       if (const YAML::Node b = t["batch"]) d.batch = read_batch(b, d);
       if (t["chunk"]) {
         d.chunk = shape(t["chunk"], "chunk");
-        if (d.chunk->size() != d.shape.size()) fail(t["chunk"], "chunk has " + std::to_string(d.chunk->size()) + " extents but shape has " + std::to_string(d.shape.size()));
+        if (d.chunk->size() != d.shape.size())
+          fail(t["chunk"], "chunk has " + std::to_string(d.chunk->size()) + " extents but shape has " + std::to_string(d.shape.size()));
         for (size_t i = 0; i < d.shape.size(); ++i)
           if (d.shape[i] % (*d.chunk)[i] != 0)
-            fail(t["chunk"], "chunk extent " + std::to_string((*d.chunk)[i]) + " does not divide shape extent " + std::to_string(d.shape[i]) + " (dimension " + std::to_string(i) + ")");
+            fail(t["chunk"], "chunk extent " + std::to_string((*d.chunk)[i]) + " does not divide shape extent " + std::to_string(d.shape[i]) +
+                                 " (dimension " + std::to_string(i) + ")");
       }
       if (const YAML::Node p = t["param"]) {
         d.param_loc = loc(p);

@@ -23,8 +23,9 @@ class TrainSection : public DeckValues {
     const Index batches = batches_per_epoch(wf);
     for (const auto& d : wf.tensors)
       if (d.batch && d.batch->batches() != batches)
-        throw UserError(d.batch->loc, "tensor '" + d.name + "' has " + std::to_string(d.batch->batches()) + " batches, but other batch tensors have " +
-                                          std::to_string(batches) + "; every batch tensor must have the same number");
+        throw UserError(d.batch->loc, "tensor '" + d.name + "' has " + std::to_string(d.batch->batches()) +
+                                          " batches, but other batch tensors have " + std::to_string(batches) +
+                                          "; every batch tensor must have the same number");
     const YAML::Node iters = train["iterations"], epochs = train["epochs"];
     if (iters && epochs) fail(epochs, "give 'iterations' or 'epochs', not both");
     if (iters) {
@@ -35,7 +36,8 @@ class TrainSection : public DeckValues {
       if (!t.optimizer) fail(epochs, "'epochs' needs an 'optimizer' (such as {kind: sgd, lr: 0.1}) to run them with");
       t.epochs = integer(epochs, "epochs", 1);
       if (t.epochs > kMaxCount / batches)
-        fail(epochs, "epochs " + epochs.Scalar() + " of " + std::to_string(batches) + " batch(es) each is more than 2^53 iterations, the most a run counts");
+        fail(epochs,
+             "epochs " + epochs.Scalar() + " of " + std::to_string(batches) + " batch(es) each is more than 2^53 iterations, the most a run counts");
       t.iterations = t.epochs * batches;
       t.iterations_loc = loc(epochs);
     } else if (t.optimizer) {

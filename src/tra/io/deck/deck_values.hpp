@@ -125,8 +125,7 @@ class DeckValues {
     for (const auto& e : n) {
       s.push_back(integer(e, "each extent of " + what, 1, LLONG_MAX));  // bounded by the elements below
       elements *= static_cast<double>(s.back());
-      if (elements > kMaxElements)
-        fail(e, what + " " + shape_text(n) + " has more than 2^50 elements; no machine holds such a tensor");
+      if (elements > kMaxElements) fail(e, what + " " + shape_text(n) + " has more than 2^50 elements; no machine holds such a tensor");
     }
     return s;
   }
@@ -160,7 +159,8 @@ class DeckValues {
     size_t used = 0;
     const double v = leading_number(s, used);
     if (used != s.size() || s.empty() || !std::isfinite(v)) fail(n, what + " must be a number, found '" + s + "'");
-    if (below_one ? !(v >= 0 && v < 1) : !(v > 0)) fail(n, what + (below_one ? " must be at least 0 and below 1" : " must be positive") + ", found " + s);
+    if (below_one ? !(v >= 0 && v < 1) : !(v > 0))
+      fail(n, what + (below_one ? " must be at least 0 and below 1" : " must be positive") + ", found " + s);
     return v;
   }
 
@@ -208,9 +208,9 @@ class DeckValues {
     if (used == 0) fail(n, expected + ", found '" + s + "'");
     std::string unit = s.substr(used);
     unit.erase(0, unit.find_first_not_of(' '));
-    static const std::map<std::string, double> units{{"", 1},         {"B", 1},          {"KB", 1e3},         {"MB", 1e6},
-                                                     {"GB", 1e9},     {"TB", 1e12},      {"KiB", 1024.0},     {"MiB", 1048576.0},
-                                                     {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+    static const std::map<std::string, double> units{
+        {"", 1},      {"B", 1},        {"KB", 1e3},        {"MB", 1e6},           {"GB", 1e9},
+        {"TB", 1e12}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
     const auto u = units.find(unit);
     if (u == units.end() || !std::isfinite(v)) fail(n, expected + ", found '" + s + "'");
     const double b = v * u->second;

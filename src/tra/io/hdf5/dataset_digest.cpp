@@ -12,8 +12,8 @@ namespace tra::io::hdf5 {
 namespace {
 
 constexpr hsize_t kWhole = hsize_t{1} << 20;  // elements read whole up to this many
-constexpr hsize_t kBlocks = 64;                // else this many runs ...
-constexpr hsize_t kRun = 64;                   // ... of this many elements along the last dimension
+constexpr hsize_t kBlocks = 64;  // else this many runs ...
+constexpr hsize_t kRun = 64;  // ... of this many elements along the last dimension
 
 // A larger dataset's sample: kBlocks runs of up to kRun neighbours along the
 // last dimension, at SplitMix64 positions in the flattened dataset (the same

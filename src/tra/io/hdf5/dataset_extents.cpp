@@ -41,26 +41,25 @@ Shape dataset_extents(const TensorDecl& t, const Hdf5Source& src) {
   if (H5Fis_hdf5(src.file.c_str()) <= 0) throw UserError(t.loc, what + "'" + src.file + "' is not an HDF5 file");
   File f(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!f.valid()) throw UserError(t.loc, what + "cannot open HDF5 file '" + src.file + "'");
-  if (H5Lexists(f.get(), src.dataset.c_str(), H5P_DEFAULT) <= 0 ||
-      H5Oexists_by_name(f.get(), src.dataset.c_str(), H5P_DEFAULT) <= 0)
+  if (H5Lexists(f.get(), src.dataset.c_str(), H5P_DEFAULT) <= 0 || H5Oexists_by_name(f.get(), src.dataset.c_str(), H5P_DEFAULT) <= 0)
     throw UserError(t.loc, what + "no dataset '" + src.dataset + "' in '" + src.file + "'");
   Dataset d(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT));
   if (!d.valid()) throw UserError(t.loc, what + "'" + src.dataset + "' in '" + src.file + "' is not a dataset");
   check_filters(d.get(), t, src);
   Datatype ty(H5Dget_type(d.get()));
   const H5T_class_t cls = H5Tget_class(ty.get());
-  if (cls != H5T_FLOAT && cls != H5T_INTEGER)
-    throw UserError(t.loc, what + "dataset '" + src.dataset + "' holds neither floats nor integers");
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER) throw UserError(t.loc, what + "dataset '" + src.dataset + "' holds neither floats nor integers");
   Dataspace sp(H5Dget_space(d.get()));
   const int rank = H5Sget_simple_extent_ndims(sp.get());
   std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
   if (rank > 0) H5Sget_simple_extent_dims(sp.get(), dims.data(), nullptr);
   if (rank == 0)
-    throw UserError(t.loc, what + "dataset '" + src.dataset + "' in '" + src.file + "' is a single value (a scalar dataspace); a tensor is read from "
+    throw UserError(t.loc, what + "dataset '" + src.dataset + "' in '" + src.file +
+                               "' is a single value (a scalar dataspace); a tensor is read from "
                                "an array, so write it with shape [1]");
   if (std::find(dims.begin(), dims.end(), hsize_t{0}) != dims.end())
-    throw UserError(t.loc, what + "dataset '" + src.dataset + "' in '" + src.file + "' is empty (shape " + shape_string(Shape(dims.begin(), dims.end())) +
-                               "); a tensor needs at least one element");
+    throw UserError(t.loc, what + "dataset '" + src.dataset + "' in '" + src.file + "' is empty (shape " +
+                               shape_string(Shape(dims.begin(), dims.end())) + "); a tensor needs at least one element");
   return Shape(dims.begin(), dims.end());
 }
 

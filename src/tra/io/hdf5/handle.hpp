@@ -65,13 +65,11 @@ std::string hdf5_reason();
 
 }  // namespace tra::io::hdf5
 
-#define TRA_H5_COLLECTIVE(call)                                                         \
-  ([&]() {                                                                                  \
-    auto tra_h5_rc_ = (call);                                                               \
-    if (tra_h5_rc_ < 0) ::tra::io::hdf5::abort_collective(#call, __FILE__, __LINE__);       \
-    return tra_h5_rc_;                                                                      \
+#define TRA_H5_COLLECTIVE(call)                                                       \
+  ([&]() {                                                                            \
+    auto tra_h5_rc_ = (call);                                                         \
+    if (tra_h5_rc_ < 0) ::tra::io::hdf5::abort_collective(#call, __FILE__, __LINE__); \
+    return tra_h5_rc_;                                                                \
   }())
 
-namespace tra::io::hdf5 {
-
-}  // namespace tra::io::hdf5
+namespace tra::io::hdf5 {}  // namespace tra::io::hdf5

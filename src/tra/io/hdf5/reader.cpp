@@ -29,8 +29,8 @@ void validate_source(const TensorDecl& t, const Hdf5Source& src) {
     throw UserError(t.loc, what + "dataset '" + src.dataset + "' has shape " + shape_string(have) + " but the deck declares " + shape_string(want));
 }
 
-std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape,
-                               const std::vector<Key>& keys, const Shape& origin) {
+std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape, const std::vector<Key>& keys,
+                               const Shape& origin) {
   PropList fapl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_FILE_ACCESS)));
   TRA_H5_COLLECTIVE(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
   // The file was checked when the run was planned; one that fails to open
@@ -69,13 +69,15 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
   // rank, on the way out), and agreed with the other ranks by the caller.
   for (const Key& k : keys) {
     std::vector<hsize_t> start(static_cast<size_t>(rank));
-    for (int i = 0; i < rank; ++i) start[i] = static_cast<hsize_t>((src.start.empty() ? 0 : src.start[i]) + (origin.empty() ? 0 : origin[i]) + k[i] * chunk_shape[i]);
+    for (int i = 0; i < rank; ++i)
+      start[i] = static_cast<hsize_t>((src.start.empty() ? 0 : src.start[i]) + (origin.empty() ? 0 : origin[i]) + k[i] * chunk_shape[i]);
     TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
     if (H5Dread(d.get(), hdf5_scalar(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()) < 0) {
       std::string at;
       for (int i = 0; i < rank; ++i) at += (i ? ", " : "") + std::to_string(start[i]);
       const std::string why = hdf5_reason();
-      throw UserError("cannot read dataset '" + src.dataset + "' of '" + src.file + "' at [" + at + "]: " + (why.empty() ? "HDF5 could not read it" : why));
+      throw UserError("cannot read dataset '" + src.dataset + "' of '" + src.file + "' at [" + at +
+                      "]: " + (why.empty() ? "HDF5 could not read it" : why));
     }
     out.push_back({k, Chunk::from_host(chunk_shape, buffer)});
   }

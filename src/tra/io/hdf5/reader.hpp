@@ -20,13 +20,12 @@ using model::TensorDecl;
 // or holds it from `src.start` on (select:).
 void validate_source(const TensorDecl& t, const Hdf5Source& src);
 
-
 // The chunks at `keys`, each of `chunk_shape`, of the part of the dataset
 // that starts at `origin` (empty: at 0; a batch's first row), itself
 // counted from the source's select start. Collective over
 // `c` (the file is opened with MPI-IO); every rank must call it, possibly
 // with no keys.
-std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape,
-                               const std::vector<Key>& keys, const Shape& origin = {});
+std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape, const std::vector<Key>& keys,
+                               const Shape& origin = {});
 
 }  // namespace tra::io::hdf5

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tra/core/key.hpp"
 #include "tra/common/scalar_types.hpp"
+#include "tra/core/key.hpp"
 
 namespace tra::io::hdf5 {
 

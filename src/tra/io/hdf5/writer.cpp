@@ -5,17 +5,17 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
-#include <limits>
 #include <filesystem>
+#include <limits>
 
+#include "tra/comm/agreement.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/scalar_types.hpp"
-#include "tra/comm/agreement.hpp"
 #include "tra/io/hdf5/handle.hpp"
 #include "tra/io/temp_file_guard.hpp"
 #include "tra/io/temporary_name.hpp"
@@ -162,8 +162,7 @@ std::string room_for(const std::string& path, const std::string& tmp, double byt
   const auto mib = [](double b) { return std::to_string(static_cast<long long>(b / (1 << 20)) + 1) + " MiB"; };
   struct rlimit limit {};
   if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && static_cast<double>(limit.rlim_cur) < bytes)
-    return "writing " + path + " needs about " + mib(bytes) + ", over the file-size limit (ulimit -f) of " +
-           mib(static_cast<double>(limit.rlim_cur));
+    return "writing " + path + " needs about " + mib(bytes) + ", over the file-size limit (ulimit -f) of " + mib(static_cast<double>(limit.rlim_cur));
   if (!reserve) return "";
   const int fd = open(tmp.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
   if (fd < 0) return "cannot create " + tmp + " (for " + path + "): " + std::strerror(errno);
@@ -187,8 +186,7 @@ void check_writable(const std::string& given, const std::string& what) {
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   const fs::file_status st = fs::status(dir, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory)
-    throw UserError("output folder '" + dir.string() + "' (for " + path + "): " + ec.message());
+  if (ec && ec != std::errc::no_such_file_or_directory) throw UserError("output folder '" + dir.string() + "' (for " + path + "): " + ec.message());
   if (!fs::is_directory(st)) throw UserError("output folder '" + dir.string() + "' (for " + path + ") does not exist");
   const std::string name = fs::path(path).filename().string();
   if (name.empty()) throw UserError("output path '" + path + "' names a folder, not a file");

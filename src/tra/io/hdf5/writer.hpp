@@ -19,17 +19,17 @@
 namespace tra::io::hdf5 {
 
 struct DatasetData {
-  std::string dataset;            // "/C" or "/group/C"
+  std::string dataset;  // "/C" or "/group/C"
   Shape tensor_shape;
-  std::vector<Tuple> local;       // the chunks this rank writes (standard-form keys)
-  model::OutputStorage storage;   // element type, chunked layout, compression (chunks given when gzip is)
+  std::vector<Tuple> local;  // the chunks this rank writes (standard-form keys)
+  model::OutputStorage storage;  // element type, chunked layout, compression (chunks given when gzip is)
 };
 
 struct FileData {
-  std::string path;                           // final path
+  std::string path;  // final path
   std::vector<DatasetData> datasets;
   std::map<std::string, std::string> attributes;  // the same names on every rank; rank 0's values are written
-  std::string what = "output file";               // names the file in errors ("the checkpoint")
+  std::string what = "output file";  // names the file in errors ("the checkpoint")
 };
 
 // Whether a dataset stored so is written collectively: compressed ones must

@@ -21,7 +21,7 @@ struct AggParams {
   // One that folds members element-wise (kernel.fold() not None) can fold
   // them one at a time as they are made.
   AggKernel kernel;
-  double call_flops = 0;      // per group
+  double call_flops = 0;  // per group
   bool decomposable = false;  // ⊕ may run in two phases (R2-5)
 };
 

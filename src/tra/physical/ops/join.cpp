@@ -51,7 +51,8 @@ void infer(JoinParams& p, IaNode& n, const Context& c) {
   // Right keys by (site, join-key projection); everywhere tuples are on
   // site -1, which is slot 0.
   std::vector<std::unordered_map<Key, std::vector<const Key*>, KeyHash>> right(static_cast<size_t>(s) + 1);
-  for (const auto& [k, site] : r.dist.at) right[static_cast<size_t>((r.dist.everywhere ? kEverySite : site) + 1)][project(k, p.keys_right)].push_back(&k);
+  for (const auto& [k, site] : r.dist.at)
+    right[static_cast<size_t>((r.dist.everywhere ? kEverySite : site) + 1)][project(k, p.keys_right)].push_back(&k);
   n.dist.everywhere = l.dist.everywhere && r.dist.everywhere;
   for (const auto& entry : l.dist.at) {  // (no structured binding: lambdas capture it only from C++20)
     const Key& lk = entry.first;
@@ -102,9 +103,9 @@ double seconds(const JoinParams& p, const IaNode& n, const Rates& r, bool) {
 }
 
 std::string text(const JoinParams& p) {
-  std::string s = " keys " + dims_list(p.keys_left) + "=" + dims_list(p.keys_right) + " kernel " + (p.kernel.call.kernel ? p.kernel.call.text() : "?") +
-                  (p.kernel.zip ? " zipped" : "") + (p.kernel.then.identity() ? "" : " then " + p.kernel.then.text()) + " out " + key_text(p.out_key) +
-                  (p.gemm ? " gemm" : "");
+  std::string s = " keys " + dims_list(p.keys_left) + "=" + dims_list(p.keys_right) + " kernel " +
+                  (p.kernel.call.kernel ? p.kernel.call.text() : "?") + (p.kernel.zip ? " zipped" : "") +
+                  (p.kernel.then.identity() ? "" : " then " + p.kernel.then.text()) + " out " + key_text(p.out_key) + (p.gemm ? " gemm" : "");
   if (p.has_base) s += " base " + dims_list(p.base_keys_left) + "=" + dims_list(p.base_keys_right) + " out " + key_text(p.base_out_key);
   return s;
 }

@@ -25,8 +25,8 @@ struct JoinParams {
   // R1-7's distributive form runs it on the chunks a selecting map leaves.
   JoinKernel kernel;
   double call_flops = 0;  // per kernel call
-  bool gemm = false;      // the kernel is a GEMM (for the time estimate)
-  KeyFn out_key;          // applied to the natural-join key (R1-7, strategies)
+  bool gemm = false;  // the kernel is a GEMM (for the time estimate)
+  KeyFn out_key;  // applied to the natural-join key (R1-7, strategies)
   // The join as first compiled, before a join strategy extended its keys;
   // kept once a strategy was applied (has_base), since an outer product's
   // join keys are empty.

@@ -29,8 +29,10 @@ double seconds(const MapParams&, const IaNode& n, const Rates& r, bool) { return
 namespace {
 
 std::string expansion_text(const Expansion& e) {
-  if (const auto* r = std::get_if<Retile>(&e)) return "retile split " + shape_string(r->split) + " group " + shape_string(r->group) + " piece " + shape_string(r->piece);
-  if (const auto* t = std::get_if<TileKeys>(&e)) return "tile dim " + std::to_string(t->dim) + " size " + std::to_string(t->size) + " pieces " + std::to_string(t->pieces);
+  if (const auto* r = std::get_if<Retile>(&e))
+    return "retile split " + shape_string(r->split) + " group " + shape_string(r->group) + " piece " + shape_string(r->piece);
+  if (const auto* t = std::get_if<TileKeys>(&e))
+    return "tile dim " + std::to_string(t->dim) + " size " + std::to_string(t->size) + " pieces " + std::to_string(t->pieces);
   if (const auto* c = std::get_if<Replicate>(&e)) return "replicate " + shape_string(c->coords);
   const Spread& s = std::get<Spread>(e);
   return "spread " + shape_string(s.coords) + " below " + shape_string(s.extents) + " from " + std::to_string(s.first);

@@ -1,8 +1,8 @@
 #pragma once
 // λL(keyMapFunc, arrayMapFunc), one tuple to one; or one tuple to `arity`
 // (re-chunking, tiling, a join strategy's replication).
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 

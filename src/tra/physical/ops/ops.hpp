@@ -27,10 +27,10 @@ struct Context {
 // ---- shared by the kinds (common.cpp)
 std::vector<Index> per_site(const Distribution& d, int s);  // tuples per site (everywhere: all on every site)
 Index max_of(const std::vector<Index>& v);
-std::vector<const Key*> sorted_keys(const Distribution& d);    // a key on several sites as often; pointing into d
+std::vector<const Key*> sorted_keys(const Distribution& d);  // a key on several sites as often; pointing into d
 std::vector<const Key*> distinct_keys(const Distribution& d);  // each key once, sorted
 std::string dims_list(const std::vector<int>& v);  // "<0,2>"
-std::string key_text(const KeyFn& f);              // "idOp" or its steps
+std::string key_text(const KeyFn& f);  // "idOp" or its steps
 
 // Per site, the bytes of n's result (every kind's bytes_passed_through
 // starts from it).

@@ -1,8 +1,8 @@
 #pragma once
 // Scan(R): an input read (or generated) where its placement says, Part<dims>
 // on a processor grid or All (on every site).
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,12 +15,12 @@ namespace tra::physical {
 struct ScanParams {
   static constexpr const char* kName = "Scan";
   static constexpr Role kRole = Role::Read;
-  static constexpr bool kPlaced = true;   // its own placement says where its tuples are
+  static constexpr bool kPlaced = true;  // its own placement says where its tuples are
   static constexpr bool kOwnType = true;  // its key arity and chunk shape are its out_type's
   static constexpr int kInputs = 0;
 
   std::optional<model::TensorDecl> source;  // the deck's declaration (a copy: plans outlive decks)
-  Placement placement;       // where it is read: Part<dims> or All
+  Placement placement;  // where it is read: Part<dims> or All
   // Under Part<dims>: the extents that number the sites (the default grid is
   // chosen for them). Fixed when the node is made (or first inferred), so
   // that both sides of a join agree on it even after a filter shrank one

@@ -17,7 +17,7 @@ struct ShuffleParams {
   static constexpr int kInputs = 1;
 
   Placement placement;  // Part<dims>
-  Shape site_grid;      // as ScanParams::site_grid
+  Shape site_grid;  // as ScanParams::site_grid
 };
 
 bool operator==(const ShuffleParams& a, const ShuffleParams& b);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "tra/core/processor_grid.hpp"
 #include "tra/core/key.hpp"
+#include "tra/core/processor_grid.hpp"
 #include "tra/physical/plan_edit.hpp"
 
 namespace tra::physical {

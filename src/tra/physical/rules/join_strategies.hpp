@@ -32,8 +32,8 @@
 namespace tra::physical {
 
 struct JoinStrategy {
-  std::string family;      // "BMM", "CMM", "RMM", "2D", "mixed" (joins with an aggregation); "broadcast", "co-partition", "replicate"
-  std::vector<int> P;      // voxel dimensions, in the join's natural output key; empty for the keep-in-place forms
+  std::string family;  // "BMM", "CMM", "RMM", "2D", "mixed" (joins with an aggregation); "broadcast", "co-partition", "replicate"
+  std::vector<int> P;  // voxel dimensions, in the join's natural output key; empty for the keep-in-place forms
   // The processor grid the voxels of P are placed on (sites along each
   // dimension of P, in P's order); empty for one dimension (min(extent, s)).
   ProcGrid grid;

@@ -187,9 +187,7 @@ bool distribute_map_into_join(IaPlan& p, int at) {
 
 // R1-7's two forms: the distributive one first, where it holds (the kernel
 // then runs on fewer elements), then plain composition.
-bool r1_7(IaPlan& p, int at, int variant) {
-  return variant == 0 ? distribute_map_into_join(p, at) : map_into_join(p, at);
-}
+bool r1_7(IaPlan& p, int at, int variant) { return variant == 0 ? distribute_map_into_join(p, at) : map_into_join(p, at); }
 
 }  // namespace
 

@@ -95,7 +95,7 @@ bool two_phase_aggregation(IaPlan& p, int at) {
   const int r = input(p, input(p, at));
   const IaNode& rn = p.node(r);
   if (rn.kind() == Kind::LocalAgg && rn.agg().decomposable && rn.scattered) return false;  // already split
-  if (grouped_on_one_site(rn.dist, a.agg().group_by)) return false;                        // R2-4's case
+  if (grouped_on_one_site(rn.dist, a.agg().group_by)) return false;  // R2-4's case
   // The partial results go to the sites the shuffle would have sent their
   // groups to: the same dimensions, numbered on the same grid.
   const IaNode& sh = p.node(input(p, at));
@@ -188,9 +188,17 @@ bool drop_idle_shuffle(IaPlan& p, int at) {
 
 const std::vector<Rule>& repartition_rules() {
   static const std::vector<Rule> rules = {
-      {"R2-1", "only the last of consecutive broadcasts or shuffles is needed", single(last_movement_only), 1, {IaNode::Kind::Bcast, IaNode::Kind::Shuffle}},
+      {"R2-1",
+       "only the last of consecutive broadcasts or shuffles is needed",
+       single(last_movement_only),
+       1,
+       {IaNode::Kind::Bcast, IaNode::Kind::Shuffle}},
       {"R2-2", "filter before a broadcast or shuffle", single(filter_before_movement), 1, {IaNode::Kind::LocalFilter}},
-      {"R2-3", "swap a broadcast or key-preserving shuffle with a one-to-one map", single(swap_map_and_movement), 1, {IaNode::Kind::Bcast, IaNode::Kind::Shuffle, IaNode::Kind::LocalMap}},
+      {"R2-3",
+       "swap a broadcast or key-preserving shuffle with a one-to-one map",
+       single(swap_map_and_movement),
+       1,
+       {IaNode::Kind::Bcast, IaNode::Kind::Shuffle, IaNode::Kind::LocalMap}},
       {"R2-4", "no shuffle before an aggregation whose groups already sit on one site each", single(aggregate_in_place), 1, {IaNode::Kind::LocalAgg}},
       {"R2-5", "aggregate on every site before shuffling (two-phase aggregation)", single(two_phase_aggregation), 1, {IaNode::Kind::LocalAgg}},
       {"R2-6", "a join by broadcasting either side or by shuffling both on the join keys", join_variant, 3, {IaNode::Kind::LocalJoin}},

@@ -20,7 +20,7 @@
 namespace tra::physical {
 
 struct Rule {
-  std::string name;     // "R1-2", as in the paper, or "scan-part" for those beyond it
+  std::string name;  // "R1-2", as in the paper, or "scan-part" for those beyond it
   std::string summary;  // one line for EXPLAIN and docs
   // Rewrites `plan` at node `at` into its `variant`-th equivalent form and
   // returns true, or returns false and leaves the plan untouched.

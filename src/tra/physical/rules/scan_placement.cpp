@@ -83,15 +83,19 @@ const std::vector<Rule>& scan_placement_rules() {
   static const std::vector<Rule> rules = {
       {"scan-part", "read an input on the sites a shuffle right after it would send it to", single(scan_part), 1, {IaNode::Kind::Shuffle}},
       {"scan-all", "read an input on every site instead of reading and broadcasting it", single(scan_all), 1, {IaNode::Kind::Bcast}},
-      {"scan-face", "read an input that a join strategy replicates on the face of its grid (one copy stays)", single(scan_face), 1, {IaNode::Kind::Shuffle}},
+      {"scan-face",
+       "read an input that a join strategy replicates on the face of its grid (one copy stays)",
+       single(scan_face),
+       1,
+       {IaNode::Kind::Shuffle}},
   };
   return rules;
 }
 
 std::vector<const Rule*> all_rules() {
   std::vector<const Rule*> out;
-  for (const auto* family : {&repartition_rules(), &kernel_composition_rules(), &scan_placement_rules(), &shuffle_placement_rules(),
-                             &shared_exchange_rules()})
+  for (const auto* family :
+       {&repartition_rules(), &kernel_composition_rules(), &scan_placement_rules(), &shuffle_placement_rules(), &shared_exchange_rules()})
     for (const Rule& r : *family) out.push_back(&r);
   return out;
 }

@@ -74,10 +74,16 @@ bool broadcast_below(IaPlan& p, int at) {
 
 const std::vector<Rule>& shared_exchange_rules() {
   static const std::vector<Rule> rules = {
-      {"share-exchange", "one Bcast (or Shuf on the same sites) of a relation for all its consumers, not one each", single(share_exchange), 1,
+      {"share-exchange",
+       "one Bcast (or Shuf on the same sites) of a relation for all its consumers, not one each",
+       single(share_exchange),
+       1,
        {Kind::Bcast, Kind::Shuffle}},
-      {"broadcast-below", "a relation cut or summed from one that is broadcast already: cut or sum the broadcast copy on every site, not broadcast again",
-       single(broadcast_below), 1, {Kind::Bcast}},
+      {"broadcast-below",
+       "a relation cut or summed from one that is broadcast already: cut or sum the broadcast copy on every site, not broadcast again",
+       single(broadcast_below),
+       1,
+       {Kind::Bcast}},
   };
   return rules;
 }

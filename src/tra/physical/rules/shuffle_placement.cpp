@@ -28,7 +28,11 @@ bool shuffle_spread(IaPlan& p, int at) {
 
 const std::vector<Rule>& shuffle_placement_rules() {
   static const std::vector<Rule> rules = {
-      {"shuffle-spread", "send a shuffle's groups over every site (the default grid), not over a face of a join's grid", single(shuffle_spread), 1, {IaNode::Kind::Shuffle}},
+      {"shuffle-spread",
+       "send a shuffle's groups over every site (the default grid), not over a face of a join's grid",
+       single(shuffle_spread),
+       1,
+       {IaNode::Kind::Shuffle}},
   };
   return rules;
 }

@@ -44,7 +44,8 @@ struct Snapshot {
   // Node i's inputs as they were.
   bool same_inputs(const IaPlan& p, size_t i, size_t& pos) const {
     const int n = inputs[pos++];
-    const bool same = static_cast<int>(p.nodes[i].inputs.size()) == n && std::equal(inputs.begin() + static_cast<long>(pos), inputs.begin() + static_cast<long>(pos) + n, p.nodes[i].inputs.begin());
+    const bool same = static_cast<int>(p.nodes[i].inputs.size()) == n &&
+                      std::equal(inputs.begin() + static_cast<long>(pos), inputs.begin() + static_cast<long>(pos) + n, p.nodes[i].inputs.begin());
     pos += static_cast<size_t>(n);
     return same;
   }
@@ -102,7 +103,7 @@ class Trial;
 struct Held {
   IaPlan plan;
   PlanCost cost;
-  std::vector<int> order;          // the nodes the roots need, in normalized order
+  std::vector<int> order;  // the nodes the roots need, in normalized order
   std::vector<uint64_t> no_match;  // per node: bit slot(rule, variant) set = the rule does not apply here
 
   Held(IaPlan normalized, PlanCost c) : plan(std::move(normalized)), cost(std::move(c)), order(plan.nodes.size()), no_match(plan.nodes.size(), 0) {

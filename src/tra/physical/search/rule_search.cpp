@@ -23,47 +23,47 @@ std::string where_text(const IaNode& n) {
 }  // namespace
 
 void Search::settle(Held& h, const std::set<std::string>* only, std::vector<AppliedRule>* log, bool restart, std::vector<Trial>* kept) const {
-    IaPlan& p = h.plan;
-    for (int step = 0; step < 1000; ++step) {
-      bool improved = false;
-      auto stop = [&] { return restart && improved; };
-      for (const auto& [r, first_slot] : rules_) {
-        if (stop()) break;
-        if (only && !only->count(r->name)) continue;
-        // `pos`: the place in the (normalized) order, as an index in the
-        // normalized plan; a kept rewrite changes the node found there.
-        // Rules are not tried at operators of other kinds (Held::no_match).
-        for (int pos = 0; pos < static_cast<int>(h.order.size()) && !stop(); ++pos) {
-          for (int v = 0; v < r->variants && !stop(); ++v) {
-            const int at = h.order[static_cast<size_t>(pos)];
-            const uint64_t bit = uint64_t{1} << (first_slot + v);
-            if (h.no_match[static_cast<size_t>(at)] & bit) continue;
-            Trial t(h, at);
-            if (!r->apply(p, at, v)) {  // the plan is untouched
-              if (!reads_deep(*r)) h.no_match[static_cast<size_t>(at)] |= bit;
-              continue;
-            }
-            t.infer();
-            if (!invalid_reason(p, h.order).empty()) {
-              t.undo();
-              continue;
-            }
-            const PlanCost cc = cost(h);
-            if (!cc.better_than(h.cost)) {
-              t.undo();
-              continue;
-            }
-            if (log) log->push_back({r->name, where_text(t.edited_node()), h.cost.seconds, cc.seconds});
-            h.cost = cc;
-            h.edited(t);
-            if (kept) kept->push_back(std::move(t));
-            improved = true;
+  IaPlan& p = h.plan;
+  for (int step = 0; step < 1000; ++step) {
+    bool improved = false;
+    auto stop = [&] { return restart && improved; };
+    for (const auto& [r, first_slot] : rules_) {
+      if (stop()) break;
+      if (only && !only->count(r->name)) continue;
+      // `pos`: the place in the (normalized) order, as an index in the
+      // normalized plan; a kept rewrite changes the node found there.
+      // Rules are not tried at operators of other kinds (Held::no_match).
+      for (int pos = 0; pos < static_cast<int>(h.order.size()) && !stop(); ++pos) {
+        for (int v = 0; v < r->variants && !stop(); ++v) {
+          const int at = h.order[static_cast<size_t>(pos)];
+          const uint64_t bit = uint64_t{1} << (first_slot + v);
+          if (h.no_match[static_cast<size_t>(at)] & bit) continue;
+          Trial t(h, at);
+          if (!r->apply(p, at, v)) {  // the plan is untouched
+            if (!reads_deep(*r)) h.no_match[static_cast<size_t>(at)] |= bit;
+            continue;
           }
+          t.infer();
+          if (!invalid_reason(p, h.order).empty()) {
+            t.undo();
+            continue;
+          }
+          const PlanCost cc = cost(h);
+          if (!cc.better_than(h.cost)) {
+            t.undo();
+            continue;
+          }
+          if (log) log->push_back({r->name, where_text(t.edited_node()), h.cost.seconds, cc.seconds});
+          h.cost = cc;
+          h.edited(t);
+          if (kept) kept->push_back(std::move(t));
+          improved = true;
         }
       }
-      if (!improved) break;
     }
+    if (!improved) break;
   }
+}
 
 bool Search::family_allowed(const JoinStrategy& s, bool has_aggregation) const {
   if (opt_.disabled.count(s.family)) return false;

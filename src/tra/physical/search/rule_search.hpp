@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "tra/common/error.hpp"
 #include "tra/physical/optimizer.hpp"
 #include "tra/physical/rules/join_strategies.hpp"
 #include "tra/physical/search/held_plan.hpp"
-#include "tra/common/error.hpp"
 
 namespace tra::physical {
 

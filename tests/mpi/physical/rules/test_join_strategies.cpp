@@ -86,9 +86,7 @@ TEST(IaJoinStrategies, AfterMapIntoJoin) {
 // A's contracted dimension filtered (σ(j < 2), as a deck's filter statement
 // would) while B keeps j's full frontier 3: the joined dimension has frontier
 // 2 on one side and 3 on the other.
-TEST(IaJoinStrategies, FilteredContractedDimension) {
-  check_strategies(195, {true, true});
-}
+TEST(IaJoinStrategies, FilteredContractedDimension) { check_strategies(195, {true, true}); }
 
 }  // namespace
 }  // namespace tra

@@ -96,8 +96,8 @@ Case map_over_aggregation(Rng& rng, bool identity_keys) {
   const int sh = shuffle(p, s, g);
   const int a = aggregate(p, sh, t, g, random_agg_op(rng));
   const RelType at = p.node(a).out_type;
-  const int m = map1(p, a, at, identity_keys ? KeyFn{} : random_key_map(rng, static_cast<int>(g.size()), false),
-                     random_array_op(rng, at.chunk_shape));
+  const int m =
+      map1(p, a, at, identity_keys ? KeyFn{} : random_key_map(rng, static_cast<int>(g.size()), false), random_array_op(rng, at.chunk_shape));
   return {with_roots(std::move(p), {m}), m, 0, "λ(idOp, a)(Σ(g)(Shuf(R)))"};
 }
 
@@ -182,14 +182,14 @@ Case map_over_join(Rng& rng, bool one_to_one) {
   const JoinInputs in = random_join_inputs(rng, p, false);
   const int j = broadcast_join(rng, p, in);
   const RelType jt = p.node(j).out_type;
-  const int m = one_to_one ? map1(p, j, jt, random_key_map(rng, jt.key_arity()), random_array_op(rng, jt.chunk_shape))
-                           : duplicate(p, j, jt);
+  const int m = one_to_one ? map1(p, j, jt, random_key_map(rng, jt.key_arity()), random_array_op(rng, jt.chunk_shape)) : duplicate(p, j, jt);
   const int root = maybe_aggregated(rng, p, m);
   return {with_roots(std::move(p), {root}), m, 0, "λ(⋈)"};
 }
 
 TEST(IaRules, R1_7_MapIntoJoin) {
-  check_rule("R1-7", 71, [](Rng& rng) { return map_over_join(rng, true); }, 1);
+  check_rule(
+      "R1-7", 71, [](Rng& rng) { return map_over_join(rng, true); }, 1);
   Rng rng(72);
   Case c = map_over_join(rng, false);
   c.what = "a one-to-many map over a join";
@@ -224,7 +224,8 @@ Case diag_over_elementwise_join(Rng& rng, bool selecting) {
 }
 
 TEST(IaRules, R1_7_DiagDistributesOverAnElementwiseJoin) {
-  check_rule("R1-7", 73, [](Rng& rng) { return diag_over_elementwise_join(rng, true); }, 0);
+  check_rule(
+      "R1-7", 73, [](Rng& rng) { return diag_over_elementwise_join(rng, true); }, 0);
   Rng rng(74);
   Case c = diag_over_elementwise_join(rng, false);
   c.what = "a map that computes, not selects, over an elementwise join";

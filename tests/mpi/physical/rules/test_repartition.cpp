@@ -82,13 +82,12 @@ Case filter_over_shuffle_before_join(Rng& rng) {
   const int sa = shuffle(p, a, {0, 1});
   const int sb = shuffle(p, b, {0, 1});
   const int fb = filter(p, sb, predicate("k1 == 0", 2));
-  const int j = join(p, sa, fb, p.node(a).out_type, p.node(b).out_type, {0, 1}, {0, 1}, mix_op(p.node(a).out_type.chunk_shape, p.node(b).out_type.chunk_shape));
+  const int j =
+      join(p, sa, fb, p.node(a).out_type, p.node(b).out_type, {0, 1}, {0, 1}, mix_op(p.node(a).out_type.chunk_shape, p.node(b).out_type.chunk_shape));
   return {with_roots(std::move(p), {j}), fb, 0, "⋈(Shuf<0,1>(A), σ(k1 == 0)(Shuf<0,1>(B)))"};
 }
 
-TEST(IaRules, R2_2_FilterBeforeShuffleKeepsCoLocation) {
-  check_rule("R2-2", 113, filter_over_shuffle_before_join);
-}
+TEST(IaRules, R2_2_FilterBeforeShuffleKeepsCoLocation) { check_rule("R2-2", 113, filter_over_shuffle_before_join); }
 
 // Bcast(λ(R)), λ(Bcast(R)), Shuf(λ(idOp)(R)), λ(idOp)(Shuf(R)).
 Case map_and_movement(Rng& rng, int form, bool identity_keys) {
@@ -295,14 +294,10 @@ void check_join_forms(std::uint32_t seed, bool allow_all, bool mismatched) {
 TEST(IaRules, R2_6_JoinVariants) { check_join_forms(151, false, false); }
 
 // Inputs read on every site (what scan-all leaves behind).
-TEST(IaRules, R2_6_JoinVariantsOfReplicatedReads) {
-  check_join_forms(152, true, false);
-}
+TEST(IaRules, R2_6_JoinVariantsOfReplicatedReads) { check_join_forms(152, true, false); }
 
 // Joined dimensions with different frontiers on the two sides (2 vs 3).
-TEST(IaRules, R2_6_JoinVariantsOfMismatchedFrontiers) {
-  check_join_forms(153, false, true);
-}
+TEST(IaRules, R2_6_JoinVariantsOfMismatchedFrontiers) { check_join_forms(153, false, true); }
 
 // A Shuffle that moves nothing: R read on Part<d> and shuffled on d, or the
 // output of a co-partitioned join shuffled on (some of) its join dimensions.

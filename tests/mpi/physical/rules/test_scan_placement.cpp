@@ -1,5 +1,5 @@
-// scan-part, scan-all and scan-face: where an input is read (physical/rules/scan_placement.cpp), each checked as support/rule_cases.hpp says: random small
-// plans in which its left-hand side occurs, both sides run and compared.
+// scan-part, scan-all and scan-face: where an input is read (physical/rules/scan_placement.cpp), each checked as support/rule_cases.hpp says: random
+// small plans in which its left-hand side occurs, both sides run and compared.
 #include <gtest/gtest.h>
 
 #include "support/rule_cases.hpp"

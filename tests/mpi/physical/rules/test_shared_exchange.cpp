@@ -1,5 +1,5 @@
-// share-exchange and broadcast-below: one movement for several consumers (physical/rules/shared_exchange.cpp), each checked as support/rule_cases.hpp says: random small
-// plans in which its left-hand side occurs, both sides run and compared.
+// share-exchange and broadcast-below: one movement for several consumers (physical/rules/shared_exchange.cpp), each checked as support/rule_cases.hpp
+// says: random small plans in which its left-hand side occurs, both sides run and compared.
 #include <gtest/gtest.h>
 
 #include "support/rule_cases.hpp"
@@ -63,8 +63,7 @@ TEST(IaRules, BroadcastBelow_MapsRunOnTheBroadcastCopy) {
     ASSERT_TRUE(rule("broadcast-below").apply(after, second, 0));
     physical::normalize(after);
     physical::infer(after);
-    if (nsites() > 1 && c.plan.node(r).dist.tuples() > 0)
-      EXPECT_LT(after.predicted_floats(), c.plan.predicted_floats()) << "R is broadcast once";
+    if (nsites() > 1 && c.plan.node(r).dist.tuples() > 0) EXPECT_LT(after.predicted_floats(), c.plan.predicted_floats()) << "R is broadcast once";
   }
   Rng r2(190);
   IaPlan p;

@@ -34,7 +34,8 @@ TEST(IaRules, ShuffleSpread_GroupsOverEverySite) {
     for (const IaNode& n : after.nodes)
       if (n.kind() == Kind::Shuffle)
         for (const auto& [key, site] : n.dist.at) sites.insert(site);
-    EXPECT_EQ(static_cast<size_t>(std::min<Index>(f[0], nsites())), sites.size()) << "spread, the groups sit on as many sites as there are groups or sites";
+    EXPECT_EQ(static_cast<size_t>(std::min<Index>(f[0], nsites())), sites.size())
+        << "spread, the groups sit on as many sites as there are groups or sites";
   }
   Rng r2(186);
   IaPlan p;

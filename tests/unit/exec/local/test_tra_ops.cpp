@@ -9,10 +9,10 @@
 
 #include "support/reference_evaluator.hpp"
 #include "tra/einsum/parser.hpp"
+#include "tra/exec/local/tra_ops.hpp"
 #include "tra/kernels/blocks.hpp"
 #include "tra/kernels/combine.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
-#include "tra/exec/local/tra_ops.hpp"
 
 using tra::Chunk;
 using tra::Key;
@@ -53,9 +53,7 @@ Tuples relation_a() {
 }
 
 // R_B of §3.1 (6): B = [[1,2,5,6,9,10,13,14],[3,4,7,8,11,12,15,16]] by column halves.
-Tuples relation_b() {
-  return {{{0}, mat({2, 4}, {1, 2, 5, 6, 3, 4, 7, 8})}, {{1}, mat({2, 4}, {9, 10, 13, 14, 11, 12, 15, 16})}};
-}
+Tuples relation_b() { return {{{0}, mat({2, 4}, {1, 2, 5, 6, 3, 4, 7, 8})}, {{1}, mat({2, 4}, {9, 10, 13, 14, 11, 12, 15, 16})}}; }
 
 // Keys and host values of a relation, sorted by key, for whole-relation comparison.
 std::map<Key, std::vector<double>> contents(const Tuples& r) {
@@ -141,10 +139,8 @@ TEST(TraOps, PaperTile) {
   // Tile(1,2)(R_B): each 2x4 chunk cut into 2x2 pieces; the piece number is a
   // new last key dimension (§3.1 (6)).
   const Tuples t = exec::local::tile(relation_b(), 1, 2);
-  const std::map<Key, std::vector<double>> want{{{0, 0}, {1, 2, 3, 4}},
-                                                {{0, 1}, {5, 6, 7, 8}},
-                                                {{1, 0}, {9, 10, 11, 12}},
-                                                {{1, 1}, {13, 14, 15, 16}}};
+  const std::map<Key, std::vector<double>> want{
+      {{0, 0}, {1, 2, 3, 4}}, {{0, 1}, {5, 6, 7, 8}}, {{1, 0}, {9, 10, 11, 12}}, {{1, 1}, {13, 14, 15, 16}}};
   EXPECT_EQ(contents(t), want);
   for (const auto& [k, s] : shapes(t)) EXPECT_EQ(s, (Shape{2, 2}));
   // A size that does not divide the dimension is an internal error.
@@ -155,8 +151,7 @@ TEST(TraOps, PaperReKeyOfTile) {
   // ReKey(<k0,k1> -> <2k0+k1>)(Tile(1,2)(R_B)): a 2x8 matrix in four 2x2 chunks.
   const auto merge = logical::KeyExpr::parse_map("[2*k0 + k1]", 2, kHere);
   const Tuples r = exec::local::rekey(exec::local::tile(relation_b(), 1, 2), merge);
-  const std::map<Key, std::vector<double>> want{
-      {{0}, {1, 2, 3, 4}}, {{1}, {5, 6, 7, 8}}, {{2}, {9, 10, 11, 12}}, {{3}, {13, 14, 15, 16}}};
+  const std::map<Key, std::vector<double>> want{{{0}, {1, 2, 3, 4}}, {{1}, {5, 6, 7, 8}}, {{2}, {9, 10, 11, 12}}, {{3}, {13, 14, 15, 16}}};
   EXPECT_EQ(contents(r), want);
   // As a relation with frontier <4> and chunks 2x2 it is B in column blocks:
   // ReKey only renames keys, so rebuild B column-block by column-block.

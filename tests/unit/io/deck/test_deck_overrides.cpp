@@ -13,15 +13,15 @@ namespace tra::io {
 namespace {
 
 const char* kDeck =
-    "params: {n: 8, seed: 7, out: sweep}\n"                                    // 1
-    "tensors:\n"                                                               // 2
-    "  - {name: X, shape: [$n, 4], source: \"uniform(-1, 1, ${seed})\"}\n"     // 3
-    "  - {name: W, shape: [4, 2], source: ones}\n"                             // 4
-    "graph:\n"                                                                 // 5
-    "  - \"Y[i,k] = sum_j X[i,j] * W[j,k]\"\n"                                 // 6
-    "outputs:\n"                                                               // 7
-    "  - {tensor: Y, file: \"${out}_$n.h5\"}\n"                                // 8
-    "run: {partitioner: eindecomp}\n";                                         // 9
+    "params: {n: 8, seed: 7, out: sweep}\n"  // 1
+    "tensors:\n"  // 2
+    "  - {name: X, shape: [$n, 4], source: \"uniform(-1, 1, ${seed})\"}\n"  // 3
+    "  - {name: W, shape: [4, 2], source: ones}\n"  // 4
+    "graph:\n"  // 5
+    "  - \"Y[i,k] = sum_j X[i,j] * W[j,k]\"\n"  // 6
+    "outputs:\n"  // 7
+    "  - {tensor: Y, file: \"${out}_$n.h5\"}\n"  // 8
+    "run: {partitioner: eindecomp}\n";  // 9
 
 Workflow read(const std::vector<std::string>& sets, const std::string& text = kDeck) {
   std::vector<DeckOverride> overrides;
@@ -124,8 +124,7 @@ TEST(DeckOverrides, AddAKeyTheDeckLeftOut) {
 
 TEST(DeckOverrides, ErrorsNameTheOption) {
   EXPECT_EQ(error_of({"tensors/W/shape=[0, 2]"}), "--set tensors/W/shape=[0, 2]: each extent of shape must be at least 1, found 0");
-  EXPECT_EQ(error_of({"run/partitioner=best"}),
-            "--set run/partitioner=best: unknown partitioner 'best'; expected " + model::partitioner_names());
+  EXPECT_EQ(error_of({"run/partitioner=best"}), "--set run/partitioner=best: unknown partitioner 'best'; expected " + model::partitioner_names());
   EXPECT_NE(error_of({"run/partitionr=sqrt"}).find("--set run/partitionr=sqrt: unknown key 'partitionr' in run"), std::string::npos);
   EXPECT_NE(error_of({"tensors/Z/shape=[1]"}).find("--set tensors/Z/shape=[1]: 'tensors' has no element named 'Z' (it has X, W)"), std::string::npos);
   EXPECT_NE(error_of({"tensors/2/shape=[1]"}).find("'tensors' is a list of 2; there is no element 2"), std::string::npos);

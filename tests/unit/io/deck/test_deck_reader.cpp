@@ -8,9 +8,9 @@
 #include "tra/io/deck/deck_reader.hpp"
 #include "tra/logical/key_expr.hpp"
 
+using tra::io::parse_deck;
 using tra::model::Generator;
 using tra::model::Hdf5Source;
-using tra::io::parse_deck;
 using tra::model::TraStatement;
 using tra::model::Workflow;
 
@@ -18,30 +18,30 @@ namespace {
 
 // Line numbers in the comments on the right are used by the tests below.
 const char* kGoodDeck =
-    "tensors:\n"                                                    // 1
-    "  - name: A\n"                                                 // 2
-    "    shape: [8, 6]\n"                                           // 3
-    "    chunk: [4, 3]\n"                                           // 4
-    "    source: uniform(-1, 1, 7)\n"                               // 5
-    "  - name: B\n"                                                 // 6
-    "    shape: [6, 4]\n"                                           // 7
-    "    source: {file: data/b.h5, dataset: /B}\n"                  // 8
-    "graph:\n"                                                      // 9
-    "  - C[i,k] = sum_j A[i,j] * B[j,k]\n"                          // 10
-    "  - \"D[i,k] = max_j abs(A[i,j] - B[j,k])\"\n"                 // 11
+    "tensors:\n"  // 1
+    "  - name: A\n"  // 2
+    "    shape: [8, 6]\n"  // 3
+    "    chunk: [4, 3]\n"  // 4
+    "    source: uniform(-1, 1, 7)\n"  // 5
+    "  - name: B\n"  // 6
+    "    shape: [6, 4]\n"  // 7
+    "    source: {file: data/b.h5, dataset: /B}\n"  // 8
+    "graph:\n"  // 9
+    "  - C[i,k] = sum_j A[i,j] * B[j,k]\n"  // 10
+    "  - \"D[i,k] = max_j abs(A[i,j] - B[j,k])\"\n"  // 11
     "  - {op: filter, input: C, output: F, where: \"k0 == k1\"}\n"  // 12
-    "  - {op: rekey, input: F, output: G, key: \"[k0]\"}\n"         // 13
-    "  - {op: transform, input: G, output: H, kernel: diag}\n"      // 14
-    "  - {op: transform, input: C, output: R, kernel: relu(x)}\n"   // 15
-    "  - {op: tile, input: C, output: T, dim: 1, size: 2}\n"        // 16
-    "  - {op: concat, input: T, output: U, key_dim: 2, dim: 1}\n"   // 17
-    "outputs:\n"                                                    // 18
-    "  - {tensor: C, file: out.h5, dataset: C}\n"                   // 19
-    "  - {tensor: D, file: out.h5}\n"                               // 20
-    "run:\n"                                                        // 21
-    "  partitioning:\n"                                             // 22
-    "    default: none\n"                                           // 23
-    "    C: {i: 2, j: 1, k: 1}\n";                                  // 24
+    "  - {op: rekey, input: F, output: G, key: \"[k0]\"}\n"  // 13
+    "  - {op: transform, input: G, output: H, kernel: diag}\n"  // 14
+    "  - {op: transform, input: C, output: R, kernel: relu(x)}\n"  // 15
+    "  - {op: tile, input: C, output: T, dim: 1, size: 2}\n"  // 16
+    "  - {op: concat, input: T, output: U, key_dim: 2, dim: 1}\n"  // 17
+    "outputs:\n"  // 18
+    "  - {tensor: C, file: out.h5, dataset: C}\n"  // 19
+    "  - {tensor: D, file: out.h5}\n"  // 20
+    "run:\n"  // 21
+    "  partitioning:\n"  // 22
+    "    default: none\n"  // 23
+    "    C: {i: 2, j: 1, k: 1}\n";  // 24
 
 // The message of the UserError that parsing `text` raises.
 std::string error_of(const std::string& text) {
@@ -107,14 +107,14 @@ TEST(TraDeckReader, GoodDeckGraph) {
   EXPECT_EQ(c->agg, tra::einsum::AggOp::Sum);
   EXPECT_TRUE(c->join.is_product());
   EXPECT_EQ(c->loc.line, 10);
-  EXPECT_EQ(c->loc.column, 5);           // a plain scalar starts at its first character
+  EXPECT_EQ(c->loc.column, 5);  // a plain scalar starts at its first character
   EXPECT_EQ(c->inputs[1].loc.column, 5 + 24);
 
   const auto* d = std::get_if<tra::einsum::EinSum>(&wf.graph[1]);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->agg, tra::einsum::AggOp::Max);
   EXPECT_EQ(d->loc.line, 11);
-  EXPECT_EQ(d->loc.column, 6);           // past the opening quote
+  EXPECT_EQ(d->loc.column, 6);  // past the opening quote
 
   auto tra_at = [&](size_t i) { return std::get<TraStatement>(wf.graph.at(i)); };
   EXPECT_EQ(tra_at(2).op, TraStatement::Op::Filter);
