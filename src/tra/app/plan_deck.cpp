@@ -9,7 +9,7 @@
 #include "tra/autodiff/updates.hpp"
 #include "tra/common/error.hpp"
 #include "tra/decomp/partitioners.hpp"
-#include "tra/exec/loop_carry.hpp"
+#include "tra/physical/carry_plan.hpp"
 #include "tra/physical/compile.hpp"
 
 namespace tra::app {
@@ -39,8 +39,8 @@ Index carried_floats(const physical::IaPlan& ia, const std::map<std::string, Pla
   for (const auto& [name, c] : carried) {
     const physical::IaNode& next = ia.node(c.next);
     for (int scan : c.scans)
-      if (auto f = exec::carry_floats(next, ia.node(scan), ia.nsites)) floats += *f;
-    floats += exec::regrid_floats(next, exec::regrid_sites(next, c.scan_nodes(ia), ia.nsites));
+      if (auto f = physical::carry_floats(next, ia.node(scan), ia.nsites)) floats += *f;
+    floats += physical::regrid_floats(next, physical::regrid_sites(next, c.scan_nodes(ia), ia.nsites));
   }
   return floats;
 }

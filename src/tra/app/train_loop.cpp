@@ -124,7 +124,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   const Index predicted = planned.carried_floats;
   std::map<std::string, std::map<Key, std::set<int>>> regrid_sites;  // X -> where each chunk of X.next goes, for Scans on another grid
   for (const auto& [name, carried] : planned.carried)
-    regrid_sites[name] = exec::regrid_sites(ia.node(carried.next), carried.scan_nodes(ia), c.size());
+    regrid_sites[name] = physical::regrid_sites(ia.node(carried.next), carried.scan_nodes(ia), c.size());
   Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
   const CheckpointRecord record = checkpoint_record(planned, train, batches, c.size());

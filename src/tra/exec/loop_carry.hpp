@@ -6,39 +6,29 @@
 // or X.next held on every rank) nothing moves and no chunk is copied: the
 // parameters stay where they live. Otherwise the chunks move by one Shuffle
 // (or one Bcast for a read on every site) of exactly the tuples that are
-// elsewhere; carry_floats predicts how many floats that is.
+// elsewhere; physical::carry_floats predicts how many floats that is.
 //
 // Where the update's chunks differ from the read's (a data-parallel plan
 // updates W in row blocks but reads it whole), each of X.next's chunks goes
-// to every rank whose Scans read part of it, and no further: regrid_sites
-// says which ranks those are, regrid_floats what that moves.
+// to every rank whose Scans read part of it, and no further:
+// physical::regrid_sites says which ranks those are, physical::regrid_floats
+// what that moves.
 #include <map>
 #include <optional>
 #include <set>
 #include <vector>
 
 #include "tra/comm/communicator.hpp"
+#include "tra/physical/carry_plan.hpp"
 #include "tra/physical/ia_plan.hpp"
 
 namespace tra::exec {
-
-// Floats moved (all ranks together) to bring `next`'s tuples to `scan`'s
-// placement; none when the chunk shapes differ (carried another way).
-std::optional<Index> carry_floats(const physical::IaNode& next, const physical::IaNode& scan, int nranks);
 
 // This rank's tuples for `scan`, from its tuples of `next` (`mine`).
 // Collective over `c` when anything moves; `moved`: floats this rank sent.
 // None when the chunk shapes differ.
 std::optional<std::vector<Tuple>> carry(const comm::Communicator& c, const std::vector<Tuple>& mine, const physical::IaNode& next,
                                         const physical::IaNode& scan, Index& moved);
-
-// For each of `next`'s chunks, the ranks whose tuples of those `scans` whose
-// chunk shapes differ from next's overlap it (every rank for a read on every
-// site); empty when no scan's chunk shape differs.
-std::map<Key, std::set<int>> regrid_sites(const physical::IaNode& next, const std::vector<const physical::IaNode*>& scans, int nranks);
-
-// Floats moved (all ranks together) to bring `next`'s chunks to `sites`.
-Index regrid_floats(const physical::IaNode& next, const std::map<Key, std::set<int>>& sites);
 
 // The chunks of `next` this rank needs (its own among them), from its tuples
 // of `next` (`mine`). Collective over `c`; `moved`: floats this rank sent.

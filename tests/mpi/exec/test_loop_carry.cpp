@@ -44,8 +44,8 @@ std::vector<Tuple> held(const IaNode& n, int rank) {
 // and the floats sent against `expected_floats`.
 void check(const IaNode& next, const IaNode& scan, Index expected_floats) {
   comm::Communicator c;
-  const auto sites = exec::regrid_sites(next, {&scan}, c.size());
-  EXPECT_EQ(exec::regrid_floats(next, sites), expected_floats);
+  const auto sites = physical::regrid_sites(next, {&scan}, c.size());
+  EXPECT_EQ(physical::regrid_floats(next, sites), expected_floats);
   Index moved = 0;
   const std::vector<Tuple> parts = exec::regrid(c, held(next, c.rank()), next, sites, moved);
   EXPECT_EQ(c.sum(moved), expected_floats) << "the floats sent are the predicted ones";
@@ -90,7 +90,7 @@ TEST(LoopCarry, SmallBlocksToLargerBlocks) {
 TEST(LoopCarry, SameChunksMoveNothingByRegrid) {
   comm::Communicator c;
   const IaNode next = row_blocks(2, [](Index) { return 0; });
-  EXPECT_TRUE(exec::regrid_sites(next, {&next}, c.size()).empty()) << "a Scan on the same chunk grid is carried chunk for chunk";
+  EXPECT_TRUE(physical::regrid_sites(next, {&next}, c.size()).empty()) << "a Scan on the same chunk grid is carried chunk for chunk";
 }
 
 }  // namespace
