@@ -45,7 +45,12 @@ std::string plans_text(const model::Workflow& wf) {
          << p.optimized.chosen.str() << "\n== parameters\n"
          << p.optimized.chosen.parameters() << "\n";
   }
-  return text.str();
+  // HDF5 sources name their files by absolute path: the checkout's own
+  // folder is not part of a plan.
+  std::string out = text.str();
+  const std::string inputs = TRA_INPUTS_DIR;
+  for (size_t at = out.find(inputs); at != std::string::npos; at = out.find(inputs, at)) out.replace(at, inputs.size(), "<inputs>");
+  return out;
 }
 
 std::string read(const fs::path& path) {
