@@ -17,8 +17,6 @@
 namespace tra::physical {
 namespace {
 
-const char* const kFamilies[] = {"BMM", "CMM", "RMM", "2D", "mixed", "broadcast", "co-partition", "replicate"};
-
 int join_of(const IaPlan& p, int tra_node) {
   for (size_t i = 0; i < p.nodes.size(); ++i)
     if (p.nodes[i].kind() == IaNode::Kind::LocalJoin && p.nodes[i].tra_node == tra_node) return static_cast<int>(i);
@@ -32,10 +30,6 @@ std::string forced_family_missing(const std::string& family) {
   if (family == "mixed") return "mixed partitions a kept and a summed label of each input, and one of them has a single part";
   if (family == "cmm") return "CMM partitions the summed labels, and they have a single part";
   return "its labels have too few parts";
-}
-
-bool is_aggregating(const std::string& family) {
-  return family == "BMM" || family == "CMM" || family == "RMM" || family == "2D" || family == "mixed";
 }
 
 // What the phases share: the plan held, and what the join phases found.
@@ -242,9 +236,9 @@ std::vector<std::string> optimizer_phase_names() {
 
 std::vector<std::string> strategy_names() {
   std::vector<std::string> names{"auto"};
-  for (const char* f : kFamilies)
-    if (is_aggregating(f)) {
-      std::string s = f;
+  for (const FamilyEntry& f : kFamilies)
+    if (f.aggregating) {
+      std::string s = f.name;
       for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       names.push_back(s);
     }
@@ -254,7 +248,7 @@ std::vector<std::string> strategy_names() {
 std::vector<std::string> rule_and_strategy_names() {
   std::vector<std::string> names;
   for (const Rule* r : all_rules()) names.push_back(r->name);
-  for (const char* f : kFamilies) names.push_back(f);
+  for (const FamilyEntry& f : kFamilies) names.push_back(f.name);
   for (const Phase& p : kPhases) names.push_back(p.name);
   return names;
 }

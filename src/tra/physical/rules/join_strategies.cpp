@@ -8,6 +8,18 @@
 #include "tra/physical/plan_edit.hpp"
 
 namespace tra::physical {
+
+const char* family_name(Family f) {
+  for (const FamilyEntry& e : kFamilies)
+    if (e.family == f) return e.name;
+  return "?";
+}
+
+bool is_aggregating(const std::string& name) {
+  for (const FamilyEntry& e : kFamilies)
+    if (name == e.name) return e.aggregating;
+  return false;
+}
 namespace {
 
 using Kind = IaNode::Kind;
@@ -82,15 +94,15 @@ std::string family_of(const std::vector<int>& P, const std::vector<int>& summed,
     any_summed |= contains(summed, o);
   }
   if (summed.empty()) {
-    if (!touches_left || !touches_right) return "broadcast";
+    if (!touches_left || !touches_right) return family_name(Family::Broadcast);
     bool shared = true;
     for (int o : P) shared &= g.in_left[static_cast<size_t>(o)] >= 0 && g.in_right[static_cast<size_t>(o)] >= 0;
-    return shared ? "co-partition" : "replicate";
+    return family_name(shared ? Family::CoPartition : Family::Replicate);
   }
-  if (all_summed) return "CMM";
-  if (!touches_left || !touches_right) return "BMM";
-  if (P.size() == live.size()) return "RMM";
-  return any_summed ? "mixed" : "2D";
+  if (all_summed) return family_name(Family::CMM);
+  if (!touches_left || !touches_right) return family_name(Family::BMM);
+  if (P.size() == live.size()) return family_name(Family::RMM);
+  return family_name(any_summed ? Family::Mixed : Family::TwoD);
 }
 
 // A join strategy's replication: a LocalMap from each tuple of `in` to the
@@ -137,7 +149,7 @@ std::vector<JoinStrategy> join_strategies(const IaPlan& p, int join) {
   for (size_t o = 0; o < g.frontier.size(); ++o)
     if (g.frontier[o] > 1) live.push_back(static_cast<int>(o));
   std::vector<JoinStrategy> out;
-  const std::string bcast = summed.empty() ? "broadcast" : "BMM";
+  const std::string bcast = family_name(summed.empty() ? Family::Broadcast : Family::BMM);
   out.push_back({bcast, {}, {}, 1});
   out.push_back({bcast, {}, {}, 0});
   if (live.size() > 12) return out;  // 4096 subsets and more: keep the broadcast forms only

@@ -31,8 +31,30 @@
 
 namespace tra::physical {
 
+// The strategy families, one table: each one's name (as --disable, --strategy
+// and EXPLAIN write it) and whether it serves joins that feed an aggregation.
+enum class Family { BMM, CMM, RMM, TwoD, Mixed, Broadcast, CoPartition, Replicate };
+struct FamilyEntry {
+  Family family;
+  const char* name;
+  bool aggregating;
+};
+inline constexpr FamilyEntry kFamilies[] = {
+    {Family::BMM, "BMM", true},
+    {Family::CMM, "CMM", true},
+    {Family::RMM, "RMM", true},
+    {Family::TwoD, "2D", true},
+    {Family::Mixed, "mixed", true},
+    {Family::Broadcast, "broadcast", false},
+    {Family::CoPartition, "co-partition", false},
+    {Family::Replicate, "replicate", false},
+};
+const char* family_name(Family f);
+// Whether the family named `name` serves joins that feed an aggregation.
+bool is_aggregating(const std::string& name);
+
 struct JoinStrategy {
-  std::string family;  // "BMM", "CMM", "RMM", "2D", "mixed" (joins with an aggregation); "broadcast", "co-partition", "replicate"
+  std::string family;  // family_name() of one of kFamilies
   std::vector<int> P;  // voxel dimensions, in the join's natural output key; empty for the keep-in-place forms
   // The processor grid the voxels of P are placed on (sites along each
   // dimension of P, in P's order); empty for one dimension (min(extent, s)).
