@@ -6,6 +6,7 @@
 
 #include "tra/common/error.hpp"
 #include "tra/physical/infer.hpp"
+#include "tra/physical/ops/ops.hpp"
 
 namespace tra::physical {
 
@@ -21,12 +22,6 @@ std::vector<bool> needed(const IaPlan& plan) {
     if (need[i])
       for (int j : plan.nodes[i].inputs) need[static_cast<size_t>(j)] = true;
   return need;
-}
-
-bool dims_below(const std::vector<int>& dims, int arity) {
-  for (int d : dims)
-    if (d < 0 || d >= arity) return false;
-  return true;
 }
 
 // Inputs, roots and results name nodes, inputs before their consumers.
@@ -48,31 +43,11 @@ std::string structure_problem(const IaPlan& plan) {
   return "";
 }
 
-// Types and placements of one inferred node agree with its parameters.
+// Types and placements of one inferred node agree with its parameters
+// (each kind says how: ops/<kind>.cpp).
 std::string typing_problem(const IaPlan& plan, const IaNode& n) {
-  auto arity = [&](size_t k) { return plan.node(n.inputs.at(k)).type.key_arity(); };
-  switch (n.kind()) {
-    case IaKind::Scan:
-      if (!n.scan().source) return "a Scan without its source";
-      [[fallthrough]];
-    case IaKind::Shuffle:
-      if (n.placement().kind == Placement::Kind::Part && !dims_below(n.placement().dims, n.type.key_arity()))
-        return "placement " + n.placement().str() + " names a dimension its relation's keys lack";
-      if (n.kind() == IaKind::Shuffle && n.dist.everywhere) return "a Shuffle whose result is on every site";
-      return "";
-    case IaKind::Bcast:
-      return n.dist.everywhere ? "" : "a Bcast whose result is not on every site";
-    case IaKind::LocalJoin:
-      if (n.join().keys_left.size() != n.join().keys_right.size()) return "join keys of different lengths";
-      if (!dims_below(n.join().keys_left, arity(0)) || !dims_below(n.join().keys_right, arity(1))) return "a join key its input's keys lack";
-      return "";
-    case IaKind::LocalAgg:
-      return dims_below(n.agg().group_by, arity(0)) ? "" : "a group-by dimension its input's keys lack";
-    case IaKind::LocalFilter:
-    case IaKind::LocalMap:
-      return "";
-  }
-  return "";
+  const ops::Context c{plan, plan.nsites};
+  return std::visit([&](const auto& p) { return ops::typing_problem(p, n, c); }, n.params);
 }
 
 // A node's derived fields as a fresh inference makes them.

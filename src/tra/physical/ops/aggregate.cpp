@@ -54,5 +54,9 @@ std::vector<std::int64_t> bytes_passed_through(const AggParams&, const IaNode&, 
   return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);  // its groups are folded into chunks of its own
 }
 
+std::string typing_problem(const AggParams& p, const IaNode& n, const Context& c) {
+  return dims_below(p.group_by, c.in(n).type.key_arity()) ? "" : "a group-by dimension its input's keys lack";
+}
+
 }  // namespace ops
 }  // namespace tra::physical

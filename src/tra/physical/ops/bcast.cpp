@@ -38,5 +38,9 @@ std::vector<std::int64_t> bytes_passed_through(const BcastParams&, const IaNode&
   return held_bytes(in.dist.everywhere ? n : in, c.nsites);
 }
 
+std::string typing_problem(const BcastParams&, const IaNode& n, const Context&) {
+  return n.dist.everywhere ? "" : "a Bcast whose result is not on every site";
+}
+
 }  // namespace ops
 }  // namespace tra::physical

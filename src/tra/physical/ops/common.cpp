@@ -50,4 +50,15 @@ std::vector<std::int64_t> held_bytes(const IaNode& n, int nsites) {
   return bytes;
 }
 
+bool dims_below(const std::vector<int>& dims, int arity) {
+  for (int d : dims)
+    if (d < 0 || d >= arity) return false;
+  return true;
+}
+
+std::string placement_problem(const Placement& p, int arity) {
+  if (p.kind == Placement::Kind::Part && !dims_below(p.dims, arity)) return "placement " + p.str() + " names a dimension its relation's keys lack";
+  return "";
+}
+
 }  // namespace tra::physical::ops

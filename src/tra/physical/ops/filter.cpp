@@ -22,5 +22,8 @@ std::string text(const FilterParams& p) { return " " + p.predicate.text(); }
 // Its survivors are its input's tuples.
 std::vector<std::int64_t> bytes_passed_through(const FilterParams&, const IaNode& n, const Context& c) { return held_bytes(n, c.nsites); }
 
+// A predicate is read through its input's key layout: nothing to check here.
+std::string typing_problem(const FilterParams&, const IaNode&, const Context&) { return ""; }
+
 }  // namespace ops
 }  // namespace tra::physical

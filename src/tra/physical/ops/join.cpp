@@ -116,5 +116,12 @@ std::vector<std::int64_t> bytes_passed_through(const JoinParams&, const IaNode&,
   return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);
 }
 
+std::string typing_problem(const JoinParams& p, const IaNode& n, const Context& c) {
+  if (p.keys_left.size() != p.keys_right.size()) return "join keys of different lengths";
+  if (!dims_below(p.keys_left, c.in(n, 0).type.key_arity()) || !dims_below(p.keys_right, c.in(n, 1).type.key_arity()))
+    return "a join key its input's keys lack";
+  return "";
+}
+
 }  // namespace ops
 }  // namespace tra::physical

@@ -49,5 +49,8 @@ std::vector<std::int64_t> bytes_passed_through(const MapParams&, const IaNode&, 
   return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);  // each tuple's chunk is made afresh
 }
 
+// Its key map and expansion are checked by inference (the keys they make).
+std::string typing_problem(const MapParams&, const IaNode&, const Context&) { return ""; }
+
 }  // namespace ops
 }  // namespace tra::physical

@@ -32,6 +32,11 @@ std::vector<const Key*> distinct_keys(const Distribution& d);  // each key once,
 std::string dims_list(const std::vector<int>& v);  // "<0,2>"
 std::string key_text(const KeyFn& f);  // "idOp" or its steps
 
+// Whether `dims` are all key dimensions of an arity-`arity` relation.
+bool dims_below(const std::vector<int>& dims, int arity);
+// A Part placement naming a dimension a relation of `arity` lacks, in words, or "".
+std::string placement_problem(const Placement& p, int arity);
+
 // Per site, the bytes of n's result (every kind's bytes_passed_through
 // starts from it).
 std::vector<std::int64_t> held_bytes(const IaNode& n, int nsites);

@@ -48,5 +48,11 @@ std::vector<std::int64_t> bytes_passed_through(const ScanParams&, const IaNode&,
   return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);  // its chunks are read or generated afresh
 }
 
+// A Scan has its source, and a Part placement names dimensions of its keys.
+std::string typing_problem(const ScanParams& p, const IaNode& n, const Context&) {
+  if (!p.source) return "a Scan without its source";
+  return placement_problem(p.placement, n.type.key_arity());
+}
+
 }  // namespace ops
 }  // namespace tra::physical

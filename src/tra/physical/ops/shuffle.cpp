@@ -50,5 +50,10 @@ std::vector<std::int64_t> bytes_passed_through(const ShuffleParams&, const IaNod
   return bytes;
 }
 
+std::string typing_problem(const ShuffleParams& p, const IaNode& n, const Context&) {
+  if (n.dist.everywhere) return "a Shuffle whose result is on every site";
+  return placement_problem(p.placement, n.type.key_arity());
+}
+
 }  // namespace ops
 }  // namespace tra::physical

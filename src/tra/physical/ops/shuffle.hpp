@@ -30,6 +30,9 @@ std::string text(const ShuffleParams& p);
 // Per site, the bytes of n's result that are its input's chunks, handed on
 // without a copy (the memory estimate counts them once).
 std::vector<std::int64_t> bytes_passed_through(const ShuffleParams& p, const IaNode& n, const Context& c);
+// Why n's keys, groups or placement disagree with its relation's types, or
+// "" (physical/verify.cpp).
+std::string typing_problem(const ShuffleParams& p, const IaNode& n, const Context& c);
 }  // namespace ops
 
 }  // namespace tra::physical
