@@ -45,4 +45,33 @@ void Held::edited(const Trial& t) {
   }
 }
 
+namespace {
+bool g_checking_undo = false;
+}  // namespace
+
+bool checking_undo() { return g_checking_undo; }
+void set_checking_undo(bool on) { g_checking_undo = on; }
+
+void Trial::keep_parameters() {
+  kept_ = std::make_unique<std::vector<IaNode>>();
+  kept_->reserve(h_->plan.nodes.size());
+  for (IaNode& n : h_->plan.nodes) {
+    Distribution keep = std::move(n.dist);  // large, and derived: not the edit's to change
+    kept_->push_back(n);
+    n.dist = std::move(keep);
+  }
+}
+
+void Trial::check_undone() const {
+  const IaPlan& p = h_->plan;
+  if (p.nodes.size() != kept_->size())
+    throw InternalError("optimizer: an undone edit at p" + std::to_string(before_.at) + " left " + std::to_string(p.nodes.size()) + " nodes, not " +
+                        std::to_string(kept_->size()));
+  for (size_t i = 0; i < p.nodes.size(); ++i)
+    if (!p.nodes[i].same_operator((*kept_)[i]) || p.nodes[i].detail != (*kept_)[i].detail)
+      throw InternalError("optimizer: an edit at p" + std::to_string(before_.at) + " changed p" + std::to_string(i) + " (" + p.nodes[i].parameters() +
+                          "), which its undo does not restore: an edit in place may change the parameters of the node it is made at only "
+                          "(search/held_plan.hpp, Snapshot)");
+}
+
 }  // namespace tra::physical

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "tra/physical/cost_model.hpp"
@@ -82,6 +84,11 @@ uint64_t rules_not_at(IaNode::Kind k);
 
 class Trial;
 
+// Whether every Trial's undo is checked against a copy of the plan's
+// parameters (off by default: it copies every node per trial).
+bool checking_undo();
+void set_checking_undo(bool on);
+
 // A plan the search holds, and its cost. While rules are tried on it the plan
 // is kept loose: a rewrite appends its nodes and leaves the nodes it replaced
 // where they are, and `order` lists the nodes the roots need, inputs first,
@@ -131,8 +138,13 @@ struct Held {
 // that can be taken back, so that no candidate needs a copy of the plan.
 class Trial {
  public:
-  // Before the edit at node `at`.
-  Trial(Held& h, int at) : h_(&h), before_(h.plan, at) {}
+  // Before the edit at node `at`. Under check_undo (a test's, as it copies
+  // every node per trial), a trial also keeps every node's parameters, and
+  // its undo checks that the Snapshot's contract held: an edit that changed
+  // another node's parameters would leave the plan changed after its undo.
+  Trial(Held& h, int at) : h_(&h), before_(h.plan, at) {
+    if (checking_undo()) keep_parameters();
+  }
 
   // After the edit: the nodes the roots need now, in order, and what changed
   // inferred again.
@@ -157,9 +169,14 @@ class Trial {
     for (auto it = overwritten_.rbegin(); it != overwritten_.rend(); ++it) it->second.restore(h_->plan.nodes[static_cast<size_t>(it->first)]);
     before_.restore(h_->plan);
     h_->order = std::move(order_before_);
+    if (kept_) check_undone();
   }
 
  private:
+  void keep_parameters();
+  void check_undone() const;  // an InternalError naming the node the undo did not restore
+  std::unique_ptr<std::vector<IaNode>> kept_;  // every node without its distribution, when checked
+
   Held* h_;
   Snapshot before_;
   std::vector<int> order_before_;
