@@ -10,7 +10,7 @@ Placement Placement::part(std::vector<int> dims, const Shape& frontier) {
   std::vector<int> kept;
   for (int d : dims)
     if (frontier.at(static_cast<size_t>(d)) > 1) kept.push_back(d);
-  return {Kind::Part, kept, {}, {}, {}};
+  return {Kind::Part, kept, {}, {}, {}, {}};
 }
 
 ProcGrid Placement::grid_for(const Shape& frontier, int nsites) const {
@@ -25,15 +25,24 @@ std::vector<Index> Placement::strides_for(const ProcGrid& g) const { return stri
 bool Placement::same_sites(const Placement& o, const Shape& frontier, const Shape& o_frontier, int nsites) const {
   if (kind != Kind::Part || o.kind != Kind::Part || dims != o.dims) return false;
   const ProcGrid g = grid_for(frontier, nsites), og = o.grid_for(o_frontier, nsites);
-  return g == og && strides_for(g) == o.strides_for(og);
+  return g == og && strides_for(g) == o.strides_for(og) && spread == o.spread;
 }
 
 int Placement::site_of(const Key& key, const Shape& frontier, int nsites) const {
   switch (kind) {
-    case Kind::Part:
+    case Kind::Part: {
       // The grid is fixed once a plan is inferred; computing the default per key would be slow.
-      if (!grid.empty()) return grid_site(key, dims, grid, strides);
-      return grid_site(key, dims, grid_for(frontier, nsites), strides);
+      const ProcGrid& g = grid.empty() ? grid_for(frontier, nsites) : grid;
+      int site = grid_site(key, dims, g, strides);
+      if (spread.empty()) return site;
+      Index block = 0;  // the key's block index: which round of the grid its coordinates are in
+      for (size_t i = 0; i < dims.size(); ++i) block += key[static_cast<size_t>(dims[i])] / g[i];
+      for (const Spread& s : spread) {
+        site += static_cast<int>(s.stride * (block % s.sites));
+        block /= s.sites;
+      }
+      return site;
+    }
     case Kind::Explicit: {
       auto it = sites.find(key);
       TRA_ASSERT(it != sites.end(), "no site recorded for key " << to_string(key));
@@ -48,7 +57,7 @@ int Placement::site_of(const Key& key, const Shape& frontier, int nsites) const 
 
 bool Placement::same_as(const Placement& o) const {
   if (kind != o.kind) return false;
-  if (kind == Kind::Part) return dims == o.dims && grid == o.grid && strides == o.strides;
+  if (kind == Kind::Part) return dims == o.dims && grid == o.grid && strides == o.strides && spread == o.spread;
   if (kind == Kind::Explicit) return sites == o.sites;
   return true;
 }
@@ -64,6 +73,10 @@ std::string Placement::str() const {
   if (!strides.empty() && strides != row_major_strides(grid)) {
     os << " strides ";
     for (size_t i = 0; i < strides.size(); ++i) os << (i ? "," : "") << strides[i];
+  }
+  if (!spread.empty()) {
+    os << " spread ";
+    for (size_t i = 0; i < spread.size(); ++i) os << (i ? "," : "") << spread[i].sites << '@' << spread[i].stride;
   }
   return os.str();
 }

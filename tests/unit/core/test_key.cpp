@@ -111,6 +111,34 @@ TEST(TraPlacement, SiteOfIsDeterministicAndCoversSites) {
   tra::for_each_key(f, [&](const Key& k) { EXPECT_EQ(p.site_of(k, f, 4), k[0] % 4); });
 }
 
+// A 4x4-block A of an RMM on a 2x2x2 grid (strides 4, 2, 1 for i, j, k) has
+// two copies of each block, on sites 4(i%2) + 2(j%2) + {0, 1}. Read on the
+// (i, j) face spread over k, each block sits on one of those two sites, and
+// every site holds two of the sixteen: one copy stays, and all eight read.
+TEST(TraPlacement, SpreadFaceDealsEachFaceSitesKeysOverTheSitesAboveIt) {
+  const Shape f{4, 4};
+  Placement face = Placement::part({0, 1}, f);
+  face.grid = {2, 2};
+  face.strides = {4, 2};
+  face.spread = {{2, 1}};
+  std::vector<int> held(8, 0);
+  tra::for_each_key(f, [&](const Key& k) {
+    const int site = face.site_of(k, f, 8);
+    const int corner = static_cast<int>(4 * (k[0] % 2) + 2 * (k[1] % 2));
+    EXPECT_TRUE(site == corner || site == corner + 1) << tra::to_string(k) << " on site " << site;
+    // The k coordinate is the block index i/2 + j/2, mod 2.
+    EXPECT_EQ(site - corner, (k[0] / 2 + k[1] / 2) % 2) << tra::to_string(k);
+    ++held[static_cast<size_t>(site)];
+  });
+  for (int s = 0; s < 8; ++s) EXPECT_EQ(held[static_cast<size_t>(s)], 2) << "site " << s;
+  EXPECT_EQ(face.str(), "Part<0,1> on 2x2 strides 4,2 spread 2@1");
+  // Spread or not is a different placement.
+  Placement plain = face;
+  plain.spread.clear();
+  EXPECT_FALSE(face.same_as(plain));
+  EXPECT_FALSE(face.same_sites(plain, f, f, 8));
+}
+
 TEST(TraPlacement, ExplicitAndAll) {
   const Placement e = Placement::explicit_sites({{{0}, 1}, {{1}, 0}});
   EXPECT_EQ(e.site_of({0}, {2}, 2), 1);

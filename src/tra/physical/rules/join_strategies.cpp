@@ -171,156 +171,194 @@ std::vector<JoinStrategy> join_strategies(const IaPlan& p, int join) {
   return out;
 }
 
-void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
-  {
-    IaNode& j = p.node(join);
-    if (!j.join().has_base) {
-      j.join().has_base = true;
-      j.join().base_keys_left = j.join().keys_left;
-      j.join().base_keys_right = j.join().keys_right;
-      j.join().base_out_key = j.join().out_key;
-    }
-  }
+JoinStrategy matched_dims_strategy(const IaPlan& p, int join) {
   const Geometry g = geometry(p, join);
-  const int a = stripped(p, p.node(join).inputs[0]);
-  const int b = stripped(p, p.node(join).inputs[1]);
+  const std::vector<int> summed = aggregated_dims(p, join, g);
+  std::vector<int> live, P;
+  for (size_t o = 0; o < g.frontier.size(); ++o)
+    if (g.frontier[o] > 1) live.push_back(static_cast<int>(o));
+  for (int o : live)
+    if (g.in_left[static_cast<size_t>(o)] >= 0 && g.in_right[static_cast<size_t>(o)] >= 0) P.push_back(o);
+  if (P.empty()) return {family_name(summed.empty() ? Family::Broadcast : Family::BMM), {}, {}, 0};
+  JoinStrategy s{family_of(P, summed, g, live), P, {}, -1};
+  if (P.size() > 1) {
+    std::vector<Index> extents;
+    for (int o : P) extents.push_back(g.frontier[static_cast<size_t>(o)]);
+    const std::vector<ProcGrid> grids = full_grids(extents, p.nsites);
+    if (grids.empty()) return {family_name(summed.empty() ? Family::Broadcast : Family::BMM), {}, {}, 0};
+    s.grid = grids.front();
+  }
+  return s;
+}
+
+namespace {
+
+// The join's keys before any strategy: a strategy's added dimensions are
+// dropped again by the next one.
+void remember_base_keys(IaNode& j) {
+  if (j.join().has_base) return;
+  j.join().has_base = true;
+  j.join().base_keys_left = j.join().keys_left;
+  j.join().base_keys_right = j.join().keys_right;
+  j.join().base_out_key = j.join().out_key;
+}
+
+int broadcast(IaPlan& p, int x) { return p.node(x).dist.everywhere ? x : add_node(p, make_bcast(x)); }
+
+// What one strategy's placement of its voxels needs of both sides.
+struct Voxels {
+  const JoinStrategy& s;
+  const Geometry& g;
+  ProcGrid grid;
+  Index sites_along(int o) const { return grid[static_cast<size_t>(index_in(s.P, o))]; }
+};
+
+// One side brought to the voxels' sites: the relation that feeds the join,
+// and the dimensions of P it was replicated over (none when it was shuffled
+// whole or broadcast).
+struct Side {
+  int node;
+  std::vector<int> replicated;
+};
+
+// `have` maps natural dims to the side's own. A side missing some dimensions
+// of P is replicated over them (insertDim, duplicate): one copy per site
+// coordinate c of each missing dimension goes to the sites of that
+// coordinate, and there each copy becomes the keys c, c + P, c + 2P, ...
+// that those sites hold (a local map after the move), so that no two copies
+// of a tuple travel to the same site. A side missing all of P is broadcast.
+Side place_side(IaPlan& p, const Voxels& v, int base, const std::vector<int>& have, int arity) {
+  std::vector<int> missing;
+  for (int o : v.s.P)
+    if (have[static_cast<size_t>(o)] < 0) missing.push_back(o);
+  if (missing.size() == v.s.P.size()) return {broadcast(p, base), {}};
+  int src = base;
+  Shape coords, extents;  // per missing dimension: site coordinates, and its keys
+  for (int o : missing) {
+    coords.push_back(v.sites_along(o));
+    extents.push_back(v.g.frontier[static_cast<size_t>(o)]);
+  }
+  if (!missing.empty()) {
+    const int copies = static_cast<int>(volume(coords));
+    src = add_replica(p, base, with_dims(p.node(base).type, coords), Replicate{coords}, copies,
+                      "insertDim, duplicate x" + std::to_string(copies) + " (one per site coordinate)");
+  }
+  // Sites numbered on the voxels' grid, the same for both sides.
+  Shape site_grid = p.node(base).type.frontier;
+  for (size_t t = 0; t < missing.size(); ++t) site_grid.push_back(coords[t]);
+  std::vector<int> dims;
+  for (int o : v.s.P) {
+    const int own = have[static_cast<size_t>(o)];
+    dims.push_back(own >= 0 ? own : arity + index_in(missing, o));
+    site_grid[static_cast<size_t>(dims.back())] = own >= 0 ? v.g.frontier[static_cast<size_t>(o)] : v.sites_along(o);
+  }
+  const int sh = add_node(p, make_shuffle(src, dims, site_grid));
+  p.node(sh).placement().grid = v.grid;  // both sides on the strategy's processor grid
+  if (missing.empty()) return {sh, {}};
+  // At its sites, coordinate c of a missing dimension stands for the keys
+  // c, c + P, ... below its extent.
+  const Spread spread{coords, extents, arity};
+  Index most = 1;
+  for (size_t t = 0; t < coords.size(); ++t) most *= (extents[t] + coords[t] - 1) / coords[t];
+  return {add_replica(p, sh, with_dims(p.node(base).type, extents), spread, static_cast<int>(most),
+                      "duplicate x" + std::to_string(most) + " on each site (keys of its coordinates)"),
+          missing};
+}
+
+// The join's keys and output key once sides were replicated: the added
+// dimensions join too, and the output is put back in the natural layout
+// (left dims, then the right's other dims).
+void join_added_dims(JoinParams& j, const Geometry& g, const Side& left, const Side& right) {
   std::vector<int> keys_left = g.keys_left, keys_right = g.keys_right;
-  KeyFn out_key = p.node(join).join().base_out_key;
-  int na = a, nb = b;
-  auto broadcast = [&](int x) { return p.node(x).dist.everywhere ? x : add_node(p, make_bcast(x)); };
-  if (s.keep_in_place >= 0) {
-    if (s.keep_in_place == 0) nb = broadcast(b);
-    else na = broadcast(a);
-  } else {
-    const ProcGrid pgrid = voxel_grid(s, g, p.nsites);
-    auto sites_along = [&](int o) { return pgrid[static_cast<size_t>(index_in(s.P, o))]; };
-    // One side brought to the voxels' sites; `have` maps natural dims to its own.
-    // A side missing some dimensions of P is replicated over them (insertDim,
-    // duplicate): one copy per site coordinate c of each missing dimension
-    // goes to the sites of that coordinate, and there each copy becomes the
-    // keys c, c + P, c + 2P, ... that those sites hold (a local map after the
-    // move), so that no two copies of a tuple travel to the same site.
-    auto place = [&](int base, const std::vector<int>& have, int arity, std::vector<int>& missing) {
-      std::vector<int> dims;
-      for (int o : s.P)
-        if (have[static_cast<size_t>(o)] < 0) missing.push_back(o);
-      if (missing.size() == s.P.size()) return broadcast(base);
-      int src = base;
-      Shape coords, extents;  // per missing dimension: site coordinates, and its keys
-      for (int o : missing) {
-        coords.push_back(sites_along(o));
-        extents.push_back(g.frontier[static_cast<size_t>(o)]);
-      }
-      if (!missing.empty()) {
-        const int copies = static_cast<int>(volume(coords));
-        src = add_replica(p, base, with_dims(p.node(base).type, coords), Replicate{coords}, copies,
-                          "insertDim, duplicate x" + std::to_string(copies) + " (one per site coordinate)");
-      }
-      // Sites numbered on the voxels' grid, the same for both sides.
-      Shape grid = p.node(base).type.frontier;
-      for (size_t t = 0; t < missing.size(); ++t) grid.push_back(coords[t]);
-      for (int o : s.P) {
-        const int own = have[static_cast<size_t>(o)];
-        dims.push_back(own >= 0 ? own : arity + index_in(missing, o));
-        grid[static_cast<size_t>(dims.back())] = own >= 0 ? g.frontier[static_cast<size_t>(o)] : sites_along(o);
-      }
-      const int sh = add_node(p, make_shuffle(src, dims, grid));
-      p.node(sh).placement().grid = pgrid;  // both sides on the strategy's processor grid
-      if (missing.empty()) return sh;
-      // At its sites, coordinate c of a missing dimension stands for the keys
-      // c, c + P, ... below its extent.
-      const Spread spread{coords, extents, arity};
-      Index most = 1;
-      for (size_t t = 0; t < coords.size(); ++t) most *= (extents[t] + coords[t] - 1) / coords[t];
-      return add_replica(p, sh, with_dims(p.node(base).type, extents), spread, static_cast<int>(most),
-                         "duplicate x" + std::to_string(most) + " on each site (keys of its coordinates)");
-    };
-    std::vector<int> missing_left, missing_right;
-    na = place(a, g.in_left, g.kl, missing_left);
-    nb = place(b, g.in_right, g.kr, missing_right);
-    if (missing_left.size() == s.P.size()) missing_left.clear();  // broadcast, not replicated
-    if (missing_right.size() == s.P.size()) missing_right.clear();
-    // The added dimensions join too.
-    for (size_t t = 0; t < missing_left.size(); ++t) {
-      keys_left.push_back(g.kl + static_cast<int>(t));
-      keys_right.push_back(g.in_right[static_cast<size_t>(missing_left[t])]);
-    }
-    for (size_t t = 0; t < missing_right.size(); ++t) {
-      keys_left.push_back(missing_right[t]);
-      keys_right.push_back(g.kr + static_cast<int>(t));
-    }
-    if (!missing_left.empty() || !missing_right.empty()) {
-      // Back to the natural layout: left dims, then the right's other dims.
-      const std::vector<int> rest_now = complement(g.kr + static_cast<int>(missing_right.size()), keys_right);
-      std::vector<int> perm;
-      for (int o = 0; o < static_cast<int>(g.frontier.size()); ++o) {
-        if (o < g.kl) perm.push_back(o);
-        else if (contains(missing_left, o)) perm.push_back(g.kl + index_in(missing_left, o));
-        else perm.push_back(g.kl + static_cast<int>(missing_left.size()) + index_in(rest_now, g.in_right[static_cast<size_t>(o)]));
-      }
-      out_key = out_key.after(KeyFn::projecting(perm, g.kl + static_cast<int>(missing_left.size() + rest_now.size())));
-    }
+  KeyFn out_key = j.base_out_key;
+  const std::vector<int>& ml = left.replicated;
+  const std::vector<int>& mr = right.replicated;
+  for (size_t t = 0; t < ml.size(); ++t) {
+    keys_left.push_back(g.kl + static_cast<int>(t));
+    keys_right.push_back(g.in_right[static_cast<size_t>(ml[t])]);
   }
-  IaNode& j = p.node(join);
-  j.inputs = {na, nb};
-  j.join().keys_left = keys_left;
-  j.join().keys_right = keys_right;
-  j.join().out_key = out_key;
-  // An aggregation that R2-4 let run in place under the old placement may
-  // not be in place under the new one: it gets a shuffle back, and R2-4, R2-5
-  // and R2-7 settle it again. Its groups go to a face of the voxel grid (the
-  // coordinates of the dimensions it keeps, the summed ones at 0), where one
-  // of each group's partial results already is; with no dimension of P kept,
-  // to its Table-1 placement. A two-phase aggregation (R2-5) keeps its first
-  // phase and gets a new shuffle to the face before its second.
-  struct Face {
-    std::vector<int> dims;  // natural dims
-    ProcGrid grid;
-    std::vector<Index> strides;
-  } face;
-  if (s.keep_in_place < 0 && p.node(join).join().base_out_key.identity()) {  // the join yields the natural voxel key
-    const ProcGrid pgrid = voxel_grid(s, g, p.nsites);
-    face = {s.P, pgrid, row_major_strides(pgrid)};
+  for (size_t t = 0; t < mr.size(); ++t) {
+    keys_left.push_back(mr[t]);
+    keys_right.push_back(g.kr + static_cast<int>(t));
   }
-  // A shuffle of `in` to the face, for an aggregation grouping by
-  // `group_by`; its dims are natural ones, or with `group_key` their places
-  // in the group key. Without a kept dimension of P: Shuf(group_by).
-  auto to_face = [&](int in, const std::vector<int>& group_by, bool group_key, const Shape& site_grid) {
-    std::vector<int> dims;
-    ProcGrid grid;
-    std::vector<Index> strides;
-    for (size_t t = 0; t < face.dims.size(); ++t)
-      if (contains(group_by, face.dims[t])) {
-        dims.push_back(group_key ? index_in(group_by, face.dims[t]) : face.dims[t]);
-        grid.push_back(face.grid[t]);
-        strides.push_back(face.strides[t]);
-      }
-    if (dims.empty()) {
-      dims = group_by;
-      if (group_key) std::iota(dims.begin(), dims.end(), 0);
+  if (!ml.empty() || !mr.empty()) {
+    const std::vector<int> rest_now = complement(g.kr + static_cast<int>(mr.size()), keys_right);
+    std::vector<int> perm;
+    for (int o = 0; o < static_cast<int>(g.frontier.size()); ++o) {
+      if (o < g.kl) perm.push_back(o);
+      else if (contains(ml, o)) perm.push_back(g.kl + index_in(ml, o));
+      else perm.push_back(g.kl + static_cast<int>(ml.size()) + index_in(rest_now, g.in_right[static_cast<size_t>(o)]));
     }
-    IaNode sh = make_shuffle(in, dims, site_grid);
-    sh.placement().grid = grid;
-    sh.placement().strides = strides;
-    return sh;
-  };
+    out_key = out_key.after(KeyFn::projecting(perm, g.kl + static_cast<int>(ml.size() + rest_now.size())));
+  }
+  j.keys_left = std::move(keys_left);
+  j.keys_right = std::move(keys_right);
+  j.out_key = std::move(out_key);
+}
+
+// The face of the voxel grid an aggregation after the join sends its groups
+// to (natural dims, their sites and strides); empty: its Table-1 placement.
+struct Face {
+  std::vector<int> dims;
+  ProcGrid grid;
+  std::vector<Index> strides;
+};
+
+// A shuffle of `in` to the face, for an aggregation grouping by `group_by`:
+// the face's coordinates of the dimensions the groups keep, spread over the
+// summed ones by each group's block index (core/placement.hpp), so that every
+// site takes groups and one of each group's partial results is already where
+// it goes. Its dims are natural ones, or with `group_key` their places in the
+// group key. With no dimension of P kept: Shuf(group_by).
+IaNode shuffle_to_face(const Face& face, int in, const std::vector<int>& group_by, bool group_key, const Shape& site_grid) {
+  std::vector<int> dims;
+  Placement on_face;
+  on_face.kind = Placement::Kind::Part;
+  for (size_t t = 0; t < face.dims.size(); ++t)
+    if (contains(group_by, face.dims[t])) {
+      dims.push_back(group_key ? index_in(group_by, face.dims[t]) : face.dims[t]);
+      on_face.grid.push_back(face.grid[t]);
+      on_face.strides.push_back(face.strides[t]);
+    } else {
+      on_face.spread.push_back({face.grid[t], face.strides[t]});
+    }
+  if (dims.empty()) {
+    dims = group_by;
+    if (group_key) std::iota(dims.begin(), dims.end(), 0);
+    on_face.spread.clear();
+  }
+  IaNode sh = make_shuffle(in, dims, site_grid);
+  on_face.dims = sh.placement().dims;
+  sh.placement() = std::move(on_face);
+  return sh;
+}
+
+// Whether aggregation `u` is the first phase of a two-phase one (R2-5): it
+// feeds one shuffle whose readers are its second phase (copies of the same
+// aggregation). An aggregation whose result the next statement shuffles is
+// a whole one.
+bool first_phase(const IaPlan& p, const std::vector<std::vector<int>>& users, int u) {
+  const auto& next = users[static_cast<size_t>(u)];
+  if (next.size() != 1 || p.node(next[0]).kind() != Kind::Shuffle) return false;
+  for (int f : users[static_cast<size_t>(next[0])])
+    if (p.node(f).kind() != Kind::LocalAgg || p.node(f).tra_node != p.node(u).tra_node) return false;
+  return true;
+}
+
+// An aggregation that R2-4 let run in place under the old placement may not
+// be in place under the new one: it gets a shuffle to the face back, and
+// R2-4, R2-5 and R2-7 settle it again. A two-phase aggregation keeps its
+// first phase and gets a new shuffle to the face before its second
+// (appended, so that the edit can be taken back).
+void regroup_on_face(IaPlan& p, int join, const Face& face) {
   const auto users = consumers(p);
   for (int u : users[static_cast<size_t>(join)]) {
     if (p.node(u).kind() != Kind::LocalAgg) continue;
     const std::vector<int> group_by = p.node(u).agg().group_by;
-    const auto& next = users[static_cast<size_t>(u)];
-    // R2-5's first phase feeds one shuffle whose readers are its second
-    // phase (copies of the same aggregation); an aggregation whose result
-    // the next statement shuffles is a whole one.
-    bool first_phase = next.size() == 1 && p.node(next[0]).kind() == Kind::Shuffle;
-    if (first_phase)
-      for (int f : users[static_cast<size_t>(next[0])])
-        first_phase = first_phase && p.node(f).kind() == Kind::LocalAgg && p.node(f).tra_node == p.node(u).tra_node;
-    if (first_phase) {
-      // Appended, so that the edit can be taken back.
-      const int old = next[0];
+    if (first_phase(p, users, u)) {
+      const int old = users[static_cast<size_t>(u)][0];
       if (face.dims.empty()) continue;  // its Table-1 placement stands
-      IaNode sh = to_face(u, group_by, true, p.node(old).site_grid());
+      IaNode sh = shuffle_to_face(face, u, group_by, true, p.node(old).site_grid());
       if (sh.placement().same_as(p.node(old).placement())) continue;
       const int ns = add_node(p, std::move(sh));
       for (int f : users[static_cast<size_t>(old)])
@@ -328,10 +366,33 @@ void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
           if (i == old) i = ns;
       continue;
     }
-    const int ns = add_node(p, to_face(join, group_by, false, {}));
+    const int ns = add_node(p, shuffle_to_face(face, join, group_by, false, {}));
     for (int& i : p.node(u).inputs)
       if (i == join) i = ns;
   }
+}
+
+}  // namespace
+
+void apply_join_strategy(IaPlan& p, int join, const JoinStrategy& s) {
+  remember_base_keys(p.node(join));
+  const Geometry g = geometry(p, join);
+  const int a = stripped(p, p.node(join).inputs[0]);
+  const int b = stripped(p, p.node(join).inputs[1]);
+  Side left{a, {}}, right{b, {}};
+  Face face;
+  if (s.keep_in_place == 0) right.node = broadcast(p, b);
+  else if (s.keep_in_place == 1) left.node = broadcast(p, a);
+  else {
+    const Voxels v{s, g, voxel_grid(s, g, p.nsites)};
+    left = place_side(p, v, a, g.in_left, g.kl);
+    right = place_side(p, v, b, g.in_right, g.kr);
+    if (p.node(join).join().base_out_key.identity()) face = {s.P, v.grid, row_major_strides(v.grid)};  // the join yields the natural voxel key
+  }
+  JoinParams& j = p.node(join).join();
+  join_added_dims(j, g, left, right);
+  p.node(join).inputs = {left.node, right.node};
+  regroup_on_face(p, join, face);
 }
 
 std::vector<int> partial_aggregations(const IaPlan& p, const std::vector<int>& order) {

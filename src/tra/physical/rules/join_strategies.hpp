@@ -72,6 +72,12 @@ struct JoinStrategy {
 // dimension of it on one site, which a smaller P does).
 std::vector<JoinStrategy> join_strategies(const IaPlan& plan, int join);
 
+// The strategy that partitions the join's voxels on the dimensions both
+// inputs hold (its matched keys, R2-6's shuffles of both sides; a broadcast
+// of the right side where none has two keys or more): valid wherever the
+// inputs are.
+JoinStrategy matched_dims_strategy(const IaPlan& plan, int join);
+
 // Rewrites the join's inputs (and its keys) to `s`; any earlier strategy's
 // broadcasts, shuffles and replications are undone first.
 void apply_join_strategy(IaPlan& plan, int join, const JoinStrategy& s);

@@ -43,11 +43,13 @@ bool scan_all(IaPlan& p, int at) { return read_in_place(p, at, Kind::Bcast, Plac
 
 // Shuf(P)(λreplica(Scan(R))) with R read on the face of P's grid: a join
 // strategy replicates R over the dimensions of P it lacks, one copy per site
-// coordinate along them, and shuffles the copies onto P's grid. Read where
-// those coordinates are 0 (R's own dimensions on the grid's sites and
-// strides), one copy of every tuple is already where it goes; read by the
-// default placement, most are not (2 row blocks of A on 4 sites sit on sites
-// 0 and 1, and a 2x2 grid wants them on 0 and 2).
+// coordinate along them, and shuffles the copies onto P's grid. Read on the
+// face (R's own dimensions on the grid's sites and strides), spread over the
+// lacking dimensions by each key's block index (core/placement.hpp), one copy
+// of every tuple is already where it goes, and every site still reads; read
+// by the default placement, most are not (2 row blocks of A on 4 sites sit on
+// sites 0 and 1, and a 2x2 grid wants them on 0 and 2; A of an RMM on
+// 2x2x2 moved 1.75 of its 2 copies, and 1 read on the spread face).
 bool scan_face(IaPlan& p, int at) {
   const IaNode& sh = p.node(at);
   if (sh.kind() != Kind::Shuffle || sh.placement().kind != Placement::Kind::Part) return false;
@@ -60,7 +62,10 @@ bool scan_face(IaPlan& p, int at) {
   const std::vector<Index> strides = sh.placement().strides_for(grid);
   Placement face;
   for (size_t t = 0; t < sh.placement().dims.size(); ++t) {
-    if (sh.placement().dims[t] >= arity) continue;  // a dimension the replication added
+    if (sh.placement().dims[t] >= arity) {  // a dimension the replication added
+      face.spread.push_back({grid[t], strides[t]});
+      continue;
+    }
     face.dims.push_back(sh.placement().dims[t]);
     face.grid.push_back(grid[t]);
     face.strides.push_back(strides[t]);

@@ -16,7 +16,7 @@ using Kind = IaNode::Kind;
 bool shuffle_spread(IaPlan& p, int at) {
   const IaNode& sh = p.node(at);
   if (sh.kind() != Kind::Shuffle || sh.placement().kind != Placement::Kind::Part) return false;
-  const Placement spread{Placement::Kind::Part, sh.placement().dims, {}, {}, {}};
+  const Placement spread{Placement::Kind::Part, sh.placement().dims, {}, {}, {}, {}};
   if (sh.placement().same_sites(spread, sh.site_grid(), sh.site_grid(), p.nsites)) return false;
   // Edited in place: a shuffle's placement is a parameter, and the trial
   // that applied the rule takes the node back if the plan is not cheaper.
