@@ -102,15 +102,16 @@ class TraRun:
     JSON report in `tmp`, and exits 1 with the last lines of the output when a
     run fails."""
 
-    def __init__(self, prog, tra_run, mpirun, env, tmp, extra=()):
+    def __init__(self, prog, tra_run, mpirun, env, tmp, extra=(), rates=None):
         self.prog, self.tra_run, self.mpirun, self.env, self.tmp = prog, tra_run, mpirun, env, tmp
         self.extra = list(extra)
+        self.rates = rates or {}  # ranks -> calibration file (calibrate())
         self.log_no = 0
 
     def __call__(self, ranks, deck, args):
         self.log_no += 1
         report = os.path.join(self.tmp, f"run-{self.log_no:03d}.json")
-        args = list(args) + self.extra
+        args = list(args) + self.extra + (["--calibration", self.rates[ranks]] if ranks in self.rates else [])
         dry = "--dry-run" in args or "--explain=dot" in args or any(a == "--explain" and b == "dot" for a, b in zip(args, args[1:]))
         cmd = self.mpirun.split() + ["--oversubscribe", "-n", str(ranks), self.tra_run, deck, "--output-dir", self.tmp] + args + \
             ([] if dry else ["--report", report])
@@ -155,3 +156,37 @@ class TraRun:
                 if v not in best or key(row) < key(best[v]):
                     best[v] = row
         return best
+
+
+CALIBRATION_HELP = ("machine rates for the cost model: 'measure' (default) runs tra-calibrate here first, at each rank "
+                    "count, so that plans are chosen with this machine's rates; 'built-in' uses tra-run's built-in ones; "
+                    "or a tra-calibrate file, passed to every tra-run")
+
+
+def calibrate(prog, how, tra_run, mpirun, env, tmp, ranks):
+    """The calibration file for each rank count: {} for 'built-in', the given
+    file for every count, or with 'measure' tra-calibrate's rates measured
+    here (under mpirun at that count, beside tra-run), as plans are meant to
+    be chosen: with the rates of the machine they run on. Also the words that
+    say so in a report."""
+    if how == "built-in":
+        return {}, "tra-run's built-in rates"
+    if how != "measure":
+        path = os.path.abspath(how)
+        if not os.path.isfile(path):
+            die(prog, f"--calibration {how}: no such file", 2)
+        return {r: path for r in ranks}, f"the calibration file {path}"
+    calibrate_bin = os.path.join(os.path.dirname(tra_run), "tra-calibrate")
+    if not os.access(calibrate_bin, os.X_OK):
+        die(prog, f"{calibrate_bin} not built (--calibration built-in runs without it)", 2)
+    files = {}
+    for r in sorted(set(ranks)):
+        path = os.path.join(tmp, f"rates-{r}-ranks.yaml")
+        print(f"measuring this machine's rates at {r} ranks (tra-calibrate)", file=sys.stderr, flush=True)
+        cmd = mpirun.split() + ["--oversubscribe", "-n", str(r), calibrate_bin, "-o", path]
+        run = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tmp)
+        if run.returncode != 0:
+            die(prog, f"{' '.join(cmd)} failed (exit {run.returncode}):\n" + "\n".join((run.stdout + run.stderr).splitlines()[-20:]))
+        files[r] = path
+    return files, "measured here by tra-calibrate at " + " and ".join(str(r) for r in sorted(files)) + " ranks, before the runs"
+
