@@ -76,25 +76,43 @@ const std::set<std::string>& placement_rules() {
   return names;
 }
 
-std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits) {
-  Trial t(h, j);
-  apply_join_strategy(h.plan, j, s);
+namespace {
+
+// An edit at node `at`, made in place and kept (appended to `edits`, if
+// given, to be taken back).
+template <class Edit>
+void edit(Held& h, int at, std::vector<Trial>* edits, Edit&& e) {
+  Trial t(h, at);
+  e();
   t.infer();
   h.edited(t);
   if (edits) edits->push_back(std::move(t));
-  // Aggregations downstream left partial by the move get their shuffles
-  // back, one level of the plan at a time (a regrouped aggregation may move
-  // the groups of the next).
-  // (Most strategies leave none: found first, before a Trial's snapshot.)
+}
+
+// Aggregations downstream left partial by a move get their shuffles back,
+// one level of the plan at a time (a regrouped aggregation may move the
+// groups of the next). Most moves leave none: found first, before a Trial's
+// snapshot.
+void regroup_partials(Held& h, int at, std::vector<Trial>* edits) {
   for (size_t round = 0; round < h.plan.nodes.size(); ++round) {
     const std::vector<int> partial = partial_aggregations(h.plan, h.order);
     if (partial.empty()) break;
-    Trial r(h, j);
-    regroup(h.plan, partial);
-    r.infer();
-    h.edited(r);
-    if (edits) edits->push_back(std::move(r));
+    edit(h, at, edits, [&] { regroup(h.plan, partial); });
   }
+}
+
+// The first join other than `j` whose inputs are not co-located, or -1.
+int parted_join(const Held& h, int j) {
+  for (int i : h.order)
+    if (i != j && h.plan.node(i).kind() == IaNode::Kind::LocalJoin && !h.plan.node(i).invalid.empty()) return i;
+  return -1;
+}
+
+}  // namespace
+
+std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits) {
+  edit(h, j, edits, [&] { apply_join_strategy(h.plan, j, s); });
+  regroup_partials(h, j, edits);
   // A join downstream that relied on where its inputs were (R2-4 and R2-7
   // dropped its shuffles) may find them apart now: it is brought back
   // together by the strategy that shuffles both sides on its matched
@@ -103,31 +121,10 @@ std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrat
   // parts more is invalid, as before (repairing every one made the LLaMA
   // gradients plan 2-3x longer; one gave the same plans for the FFNN steps
   // on 8 ranks, 3.6-6.5% sooner than with none).
-  constexpr size_t kRepairs = 1;
-  for (size_t round = 0; round < h.plan.nodes.size(); ++round) {
-    int apart = -1;
-    for (int i : h.order)
-      if (i != j && h.plan.node(i).kind() == IaNode::Kind::LocalJoin && !h.plan.node(i).invalid.empty()) {
-        apart = i;
-        break;
-      }
-    if (apart < 0 || round >= kRepairs) break;
+  if (const int apart = parted_join(h, j); apart >= 0) {
     const JoinStrategy together = matched_dims_strategy(h.plan, apart);
-    Trial r(h, apart);
-    apply_join_strategy(h.plan, apart, together);
-    r.infer();
-    h.edited(r);
-    if (edits) edits->push_back(std::move(r));
-    for (size_t again = 0; again < h.plan.nodes.size(); ++again) {
-      const std::vector<int> partial = partial_aggregations(h.plan, h.order);
-      if (partial.empty()) break;
-      Trial g(h, apart);
-      regroup(h.plan, partial);
-      g.infer();
-      h.edited(g);
-      if (edits) edits->push_back(std::move(g));
-    }
-    if (!h.plan.node(apart).invalid.empty()) break;
+    edit(h, apart, edits, [&] { apply_join_strategy(h.plan, apart, together); });
+    regroup_partials(h, apart, edits);
   }
   const std::string invalid = invalid_reason(h.plan, h.order);
   if (!invalid.empty()) return invalid;
