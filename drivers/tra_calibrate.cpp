@@ -54,13 +54,14 @@ void print_table(const tra::physical::Rates& r, int ranks, double seconds, const
       {"loop_flops", r.loop_flops, "flop/s per site, Kokkos loop (x * 2 + 1)", true},
       {"shuffle_bytes", r.shuffle_bytes, "bytes/s a site sends, MPI_Alltoallv", moved},
       {"bcast_bytes", r.bcast_bytes, "bytes/s a site receives, MPI_Allgatherv", moved},
-      {"generate_floats", r.generate_floats, "floats/s per site, normal() generator", true},
+      {"generate_floats", r.generate_floats, "floats/s per site, uniform() generator", true},
+      {"generate_normal_floats", r.generate_normal_floats, "floats/s per site, normal() generator", true},
       {"hdf5_read_bytes", r.hdf5_read_bytes, "bytes/s per site, HDF5 read", true},
       {"latency", r.latency, "seconds per collective call", true},
   };
   std::printf("tra-calibrate: measured on %d rank%s in %.1f s\n", ranks, ranks == 1 ? "" : "s", seconds);
   for (const Row& row : rows)
-    std::printf("  %-16s %10.3g   %s%s\n", row.name, row.value, row.unit, row.measured ? "" : " (default: one rank moves nothing)");
+    std::printf("  %-22s %10.3g   %s%s\n", row.name, row.value, row.unit, row.measured ? "" : " (default: one rank moves nothing)");
   std::printf("tra-calibrate: wrote %s; use it with: tra-run --calibration %s DECK\n", file.c_str(), file.c_str());
   std::fflush(stdout);
 }

@@ -125,10 +125,12 @@ double bcast_rate(const comm::Communicator& c) {
   return received * sizeof(Scalar) / t;
 }
 
-double generate_rate(const comm::Communicator& c) {
+// Floats per second from a generator of this kind (uniform(-1, 1, 7) or
+// normal(0, 1, 7): the dearest, two hashes, a log, a root and a cosine per pair).
+double generate_rate(const comm::Communicator& c, model::Generator::Kind kind) {
   model::Generator g;
-  g.kind = model::Generator::Kind::Normal;  // the dearest generator: two hashes and a log per pair
-  g.a = 0;
+  g.kind = kind;
+  g.a = kind == model::Generator::Kind::Normal ? 0 : -1;
   g.b = 1;
   g.seed = 7;
   const Shape shape{1024, 1024};
@@ -221,7 +223,8 @@ physical::Rates measure_rates(const comm::Communicator& c) {
     r.shuffle_bytes = settle(slowest(shuffle_rate(c)), r.shuffle_bytes);
     r.bcast_bytes = settle(slowest(bcast_rate(c)), r.bcast_bytes);
   }
-  r.generate_floats = settle(slowest(generate_rate(c)), r.generate_floats);
+  r.generate_floats = settle(slowest(generate_rate(c, model::Generator::Kind::Uniform)), r.generate_floats);
+  r.generate_normal_floats = settle(slowest(generate_rate(c, model::Generator::Kind::Normal)), r.generate_normal_floats);
   r.hdf5_read_bytes = settle(slowest(hdf5_read_rate(c)), r.hdf5_read_bytes);
   r.latency = settle(c.max(latency(c)), r.latency);
   r.origin = describe_run(c);

@@ -28,7 +28,8 @@ constexpr Field kFields[] = {
     {"memory_bytes", &Rates::memory_bytes, "bytes/s per site a GEMM reads and writes beside its flops"},
     {"shuffle_bytes", &Rates::shuffle_bytes, "bytes/s a site sends, MPI_Alltoallv"},
     {"bcast_bytes", &Rates::bcast_bytes, "bytes/s a site receives, MPI_Allgatherv"},
-    {"generate_floats", &Rates::generate_floats, "floats/s per site, generators"},
+    {"generate_floats", &Rates::generate_floats, "floats/s per site, uniform() and the other generators"},
+    {"generate_normal_floats", &Rates::generate_normal_floats, "floats/s per site, normal()"},
     {"hdf5_read_bytes", &Rates::hdf5_read_bytes, "bytes/s per site, HDF5 reads"},
     {"latency", &Rates::latency, "seconds per collective call"},
 };
@@ -128,7 +129,7 @@ void save_rates(const Rates& r, const std::string& path) {
   for (const Field& f : kFields) {
     const std::string key = std::string(f.key) + ":";
     const std::string value = number(r.*(f.member));
-    out << "  " << key << std::string(key.size() < 17 ? 17 - key.size() : 1, ' ') << value
+    out << "  " << key << std::string(key.size() < 24 ? 24 - key.size() : 1, ' ') << value
         << std::string(value.size() < 10 ? 10 - value.size() : 1, ' ') << "# " << f.unit << "\n";
   }
   io::write_text_file(path, out.str(), "the calibration file");

@@ -26,10 +26,10 @@ namespace tra::physical {
 // (before the chunk pool): predictions of those loops were 3.5x too high.
 #if defined(KOKKOS_ENABLE_CUDA)
 inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInLoopFlops = 1.5e11, kBuiltInMemoryBytes = 3.2e12;
-inline constexpr double kBuiltInGenerateFloats = 8.0e9, kBuiltInHdf5ReadBytes = 3.2e9;
+inline constexpr double kBuiltInGenerateFloats = 8.0e9, kBuiltInGenerateNormalFloats = 8.0e9, kBuiltInHdf5ReadBytes = 3.2e9;
 #else
 inline constexpr double kBuiltInGemmFlops = 65e9, kBuiltInLoopFlops = 3.5e8, kBuiltInMemoryBytes = 1.3e10;
-inline constexpr double kBuiltInGenerateFloats = 6.0e7, kBuiltInHdf5ReadBytes = 1.0e9;
+inline constexpr double kBuiltInGenerateFloats = 6.0e7, kBuiltInGenerateNormalFloats = 2.2e7, kBuiltInHdf5ReadBytes = 1.0e9;
 #endif
 
 struct Rates {
@@ -45,7 +45,14 @@ struct Rates {
   // reach a third of what tra-calibrate's small ones measure on this VM.
   double shuffle_bytes = 1.3e9;  // per site: bytes a site sends per second in MPI_Alltoallv
   double bcast_bytes = 1.8e9;  // per site: bytes a site receives per second in MPI_Allgatherv
-  double generate_floats = kBuiltInGenerateFloats;  // per site: floats per second from the deck's generators (VM: uniform() ~1.1e8, normal() ~2.2e7)
+  // Per site: floats per second from the deck's generators: uniform() and
+  // the cheaper ones (arange, ones, ...), and normal(), whose Box-Muller
+  // transform (a log, a root and a cosine per pair) makes it 5-8x dearer
+  // (VM: uniform() ~1.1e8, normal() ~2.2e7). One rate for both, measured on
+  // normal(), charged uniform() reads 5x their time: the skewed chain's
+  // labelings were estimated at 0.53 s where they ran in 0.2 s.
+  double generate_floats = kBuiltInGenerateFloats;
+  double generate_normal_floats = kBuiltInGenerateNormalFloats;
   double hdf5_read_bytes = kBuiltInHdf5ReadBytes;  // per site: bytes per second read from an HDF5 source
   double latency = 20e-6;  // seconds per collective call (start-up cost)
   // Or the file it came from, or after measure_rates "tra-calibrate, <date>,

@@ -80,8 +80,6 @@ bool cheaper(const PlannedDeck& a, const PlannedDeck& b) {
 const std::set<std::string> kKnownGaps = {
     "ffnn_gradients.yaml 4 --disable BMM",
     "ffnn_gradients.yaml 4 --disable R2-4",
-    "ffnn_gradients.yaml 8 --disable broadcast",
-    "ffnn_gradients.yaml 8 --disable scan-all",
     "llama_block_gradients.yaml 2 --strategy cmm",
     "llama_block_gradients.yaml 8 --disable R2-5",
     "llama_block_gradients.yaml 8 --disable RMM",

@@ -64,6 +64,7 @@ void expect_same_rates(const Rates& a, const Rates& b) {
   EXPECT_EQ(a.shuffle_bytes, b.shuffle_bytes);
   EXPECT_EQ(a.bcast_bytes, b.bcast_bytes);
   EXPECT_EQ(a.generate_floats, b.generate_floats);
+  EXPECT_EQ(a.generate_normal_floats, b.generate_normal_floats);
   EXPECT_EQ(a.hdf5_read_bytes, b.hdf5_read_bytes);
   EXPECT_EQ(a.latency, b.latency);
 }
@@ -78,6 +79,7 @@ TEST_F(TraCalibration, SaveLoadRoundTrip) {
   r.shuffle_bytes = 2.5e9;
   r.bcast_bytes = 1.75e9;
   r.generate_floats = 123456789;
+  r.generate_normal_floats = 2.5e7;
   r.hdf5_read_bytes = 3.2e9;
   r.latency = 4.2e-6;
   r.origin = "tra-calibrate, 2025-01-31 14:05, 2 ranks, testhost";

@@ -20,12 +20,14 @@ void infer(ScanParams& p, IaNode& n, const Context& c) {
   n.site_floats_in = max_of(per_site(n.dist, c.nsites)) * volume(n.out_type.chunk_shape);
 }
 
-// The busiest site's reads, at the HDF5 or the generator rate.
+// The busiest site's reads, at the HDF5 or the generator's rate.
 double seconds(const ScanParams& p, const IaNode& n, const Rates& r, bool) {
   const auto& source = p.source;
   if (source && std::holds_alternative<model::Hdf5Source>(source->source))
     return static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.hdf5_read_bytes;
-  return static_cast<double>(n.site_floats_in) / r.generate_floats;
+  const auto* g = source ? std::get_if<model::Generator>(&source->source) : nullptr;
+  const bool normal = g && g->kind == model::Generator::Kind::Normal;
+  return static_cast<double>(n.site_floats_in) / (normal ? r.generate_normal_floats : r.generate_floats);
 }
 
 namespace {
