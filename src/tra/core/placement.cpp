@@ -28,19 +28,26 @@ bool Placement::same_sites(const Placement& o, const Shape& frontier, const Shap
   return g == og && strides_for(g) == o.strides_for(og) && spread == o.spread;
 }
 
+int Placement::site_on(const Key& key, const ProcGrid& g) const {
+  int site = grid_site(key, dims, g, strides);
+  if (spread.empty()) return site;
+  Index block = 0;  // the key's block index: which round of the grid its coordinates are in
+  for (size_t i = 0; i < dims.size(); ++i) block += key[static_cast<size_t>(dims[i])] / g[i];
+  for (const Spread& s : spread) {
+    site += static_cast<int>(s.stride * (block % s.sites));
+    block /= s.sites;
+  }
+  return site;
+}
+
 int Placement::site_of(const Key& key, const Shape& frontier, int nsites) const {
   switch (kind) {
     case Kind::Part: {
-      // The grid is fixed once a plan is inferred; computing the default per key would be slow.
-      const ProcGrid& g = grid.empty() ? grid_for(frontier, nsites) : grid;
-      int site = grid_site(key, dims, g, strides);
-      if (spread.empty()) return site;
-      Index block = 0;  // the key's block index: which round of the grid its coordinates are in
-      for (size_t i = 0; i < dims.size(); ++i) block += key[static_cast<size_t>(dims[i])] / g[i];
-      for (const Spread& s : spread) {
-        site += static_cast<int>(s.stride * (block % s.sites));
-        block /= s.sites;
-      }
+      // The grid is fixed once a plan is inferred; computing the default per
+      // key would be slow (and so would copying it: no temporary here).
+      const int site = grid.empty() ? site_on(key, grid_for(frontier, nsites)) : site_on(key, grid);
+      TRA_ASSERT(spread.empty() || site < nsites,
+                 "a spread placement " << str() << " put " << to_string(key) << " on site " << site << " of " << nsites);
       return site;
     }
     case Kind::Explicit: {

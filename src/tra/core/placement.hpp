@@ -16,8 +16,9 @@
 //             over those left-out dimensions too: their coordinates are the
 //             digits of the key's block index (the sum over D of
 //             key[d] / P[d]), so each face site's keys are dealt over the
-//             sites above it, and a key still lands on one of the sites that
-//             hold a copy or a partial result of it (join_strategies.cpp).
+//             sites above it when it has more than one round of blocks, and
+//             a key still lands on one of the sites that hold a copy or a
+//             partial result of it (join_strategies.cpp).
 //  * Explicit each key's site listed (after a ReKey moved keys but not tuples).
 #include <map>
 #include <string>
@@ -37,6 +38,10 @@ struct Placement {
   std::vector<Index> strides;  // Part: site = sum of coordinate x stride (empty: row-major over grid)
   // Part on a face: the grid dimensions it leaves out, each dealt the keys'
   // block index (sites along it, and its stride); empty: the face alone.
+  // Given only with the grid and strides of the larger grid the face is on
+  // (join_strategies.cpp, scan_placement.cpp). Where a face dimension has no
+  // more blocks than sites, every block index is 0 and the keys stay on the
+  // face: the spread deals only the blocks beyond the grid's first round.
   struct Spread {
     Index sites = 1;
     Index stride = 1;
@@ -51,6 +56,8 @@ struct Placement {
   // The single site of key under Part or Explicit placement; `frontier`
   // gives the extents the default grid is chosen for.
   int site_of(const Key& key, const Shape& frontier, int nsites) const;
+  // The site of key under Part placement on grid g.
+  int site_on(const Key& key, const ProcGrid& g) const;
   // The grid Part placement uses for these extents (the given one, or the default).
   ProcGrid grid_for(const Shape& frontier, int nsites) const;
   // Part: the default grid made the given one, the first time a plan needs

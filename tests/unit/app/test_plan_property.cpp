@@ -60,7 +60,7 @@ bool cheaper(const PlannedDeck& a, const PlannedDeck& b) {
 
 // Known gaps of the greedy search, each "deck ranks variation": a test that
 // fails on any other case, and on one of these once it is fixed (then take it
-// off the list). All are in the training decks, whose backward and update
+// off the list). All but two are in the training decks, whose backward and update
 // graphs (65-120 operators) are the largest in inputs/: their joins are
 // settled one at a time, and a restricted search that takes another path
 // there ends lower: by 0.2-2% on the FFNNs and on the LLaMA block at 8

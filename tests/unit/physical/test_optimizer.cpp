@@ -34,7 +34,7 @@ IaPlan table_one(const std::string& deck, int s, const std::vector<std::string>&
 // Only moving data costs: the paper's cost model, in seconds.
 Rates network_bound() {
   Rates r;
-  r.gemm_flops = r.loop_flops = r.generate_floats = r.hdf5_read_bytes = r.memory_bytes = 1e18;
+  r.gemm_flops = r.loop_flops = r.generate_floats = r.generate_normal_floats = r.hdf5_read_bytes = r.memory_bytes = 1e18;
   r.shuffle_bytes = r.bcast_bytes = 1e3;
   r.latency = 1e-15;
   return r;
@@ -63,7 +63,7 @@ TEST(Optimizer, CostModelMatchesCostsCountedByHand) {
   // Bcast A (each site receives 24 floats), join on site 0 (2 GEMMs of
   // 2·4·4·6 flops), Shuffle (site 0 sends C's second 4x4 block), LocalAgg.
   Rates r;
-  r.gemm_flops = r.loop_flops = r.generate_floats = r.shuffle_bytes = r.bcast_bytes = r.memory_bytes = 1e6;
+  r.gemm_flops = r.loop_flops = r.generate_floats = r.generate_normal_floats = r.shuffle_bytes = r.bcast_bytes = r.memory_bytes = 1e6;
   r.latency = 1e-3;
   const std::string rows_deck =
       "tensors:\n"

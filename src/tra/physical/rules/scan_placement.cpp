@@ -46,7 +46,8 @@ bool scan_all(IaPlan& p, int at) { return read_in_place(p, at, Kind::Bcast, Plac
 // coordinate along them, and shuffles the copies onto P's grid. Read on the
 // face (R's own dimensions on the grid's sites and strides), spread over the
 // lacking dimensions by each key's block index (core/placement.hpp), one copy
-// of every tuple is already where it goes, and every site still reads; read
+// of every tuple is already where it goes, and the sites above the face read
+// too where R has more blocks than the face has sites; read
 // by the default placement, most are not (2 row blocks of A on 4 sites sit on
 // sites 0 and 1, and a 2x2 grid wants them on 0 and 2; A of an RMM on
 // 2x2x2 moved 1.75 of its 2 copies, and 1 read on the spread face).

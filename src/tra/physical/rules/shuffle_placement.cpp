@@ -1,10 +1,11 @@
 // Where a shuffle sends its groups is part of the plan. A join strategy sends
 // the groups of an aggregation after the join to a face of its processor grid,
 // where one partial result of each group already is (join_strategies.cpp);
-// on a 2x2 grid that is 2 of 4 sites. When the aggregation's result is larger
-// than what the face saves, spreading the groups over every site (the default
-// grid) finishes sooner, though it moves more floats: the cost model decides,
-// in the optimizer's last phase (optimizer.cpp, "placement").
+// on a 2x2 grid that is 2 of 4 sites, and the groups beyond the grid's first
+// round are dealt over the other 2 (core/placement.hpp, spread). Where the
+// face keeps few groups, spreading them over every site by the default grid
+// may still finish sooner, though it moves more floats: the cost model
+// decides, in the optimizer's last phase (optimizer.cpp, "placement").
 #include "tra/physical/rules/rule.hpp"
 
 namespace tra::physical {
