@@ -79,12 +79,6 @@ inline std::vector<int> sorted(std::vector<int> v) {
   return v;
 }
 
-inline std::string dims_text(const std::vector<int>& d) {
-  std::string s;
-  for (int x : d) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return "<" + s + ">";
-}
-
 // ---------------------------------------------------------------- plan builders
 
 // A generated tensor's declaration, named T0, T1, ... in the order made.
@@ -107,7 +101,6 @@ inline int scan(IaPlan& p, const Shape& frontier, const Shape& chunk, Placement 
   IaNode n;
   n.params = physical::ScanParams{tensor(frontier, chunk, seed), std::move(where), {}};
   n.out_type = RelType{frontier, chunk};
-  n.detail = n.scan().source->name + ", " + n.placement().str();
   return physical::add_node(p, std::move(n));
 }
 
@@ -133,7 +126,6 @@ inline int filter(IaPlan& p, int in, KeyPredicate pred) {
   IaNode n;
   n.params = physical::FilterParams{};
   n.inputs = {in};
-  n.detail = pred.text();
   n.filter().predicate = std::move(pred);
   return physical::add_node(p, std::move(n));
 }
@@ -267,7 +259,6 @@ inline int map1(IaPlan& p, int in, const RelType& in_type, const KeyFn& key, con
   n.map().array_map = op.fn;
   n.map().call_flops = op.flops;
   n.out_type = RelType{permuted(in_type.frontier, key), op.out};
-  n.detail = (key.identity() ? "idOp" : key.text()) + ", " + (op.fn.identity() ? "idOp" : op.fn.text());
   return physical::add_node(p, std::move(n));
 }
 
@@ -280,7 +271,6 @@ inline int duplicate(IaPlan& p, int in, const RelType& in_type) {
   n.out_type.frontier.push_back(2);
   n.map().expand = physical::Replicate{{2}};
   n.map().arity = 2;
-  n.detail = "duplicate x2";
   return physical::add_node(p, std::move(n));
 }
 
@@ -324,7 +314,6 @@ inline int join(IaPlan& p, int l, int r, const RelType& lt, const RelType& rt, s
   n.join().kernel = op.fn;
   n.join().call_flops = op.flops;
   n.join().gemm = op.fn.call.kernel->uses_gemm();
-  n.detail = op.fn.call.text() + " on " + dims_text(n.join().keys_left) + "=" + dims_text(n.join().keys_right);
   return physical::add_node(p, std::move(n));
 }
 
@@ -348,7 +337,6 @@ inline int aggregate(IaPlan& p, int in, const RelType& in_type, std::vector<int>
   n.agg().kernel =
       physical::AggKernel{physical::AggKernel::Fold{op}, {}};  // a join feeding it runs streamed (exec/join_aggregate), as compiled aggregations do
   n.agg().decomposable = true;
-  n.detail = dims_text(n.agg().group_by) + ", " + einsum::agg_name(op);
   return physical::add_node(p, std::move(n));
 }
 

@@ -74,7 +74,7 @@ std::string json_report(const PlannedDeck& planned, const std::vector<exec::Node
     moved += r.floats_moved;
     os << (i ? ",\n    " : "\n    ") << "{\"node\": \"p" << i << "\", \"kind\": " << quoted(n.name()) << ", \"seconds\": " << number(r.seconds)
        << ", \"predicted_floats\": " << n.predicted_floats << ", \"moved_floats\": " << r.floats_moved << ", \"gflop\": " << number(g)
-       << ", \"gflops\": " << number(r.seconds > 0 ? g / r.seconds : 0) << ", \"detail\": " << quoted(n.detail) << "}";
+       << ", \"gflops\": " << number(r.seconds > 0 ? g / r.seconds : 0) << ", \"detail\": " << quoted(n.words()) << "}";
   }
   os << "]";
   // A training run's totals are the whole run's; the operators above, and

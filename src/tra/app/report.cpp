@@ -13,7 +13,7 @@ namespace {
 // The operator's detail, cut to `width`, and for a join streamed into its
 // aggregation (exec/join_aggregate.hpp) which node ran the other's work.
 std::string run_detail(const physical::IaPlan& plan, const std::vector<exec::NodeRun>& runs, size_t i, size_t width) {
-  std::string d = shorten(plan.nodes[i].detail, width);
+  std::string d = shorten(plan.nodes[i].words(), width);
   if (runs[i].streamed_into >= 0) return d + " (+ p" + std::to_string(runs[i].streamed_into) + " streamed)";
   for (int j : plan.nodes[i].inputs)
     if (runs[static_cast<size_t>(j)].streamed_into == static_cast<int>(i)) return d + " (in p" + std::to_string(j) + ")";

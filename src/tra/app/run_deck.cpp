@@ -423,7 +423,7 @@ void execute_stage(Run& r) {
     r.executor->run([&](int node) {
       const auto& n = ia.nodes[static_cast<size_t>(node)];
       if (r.opt.verbose || running.seconds() > 1.0)
-        Log::progress("  p" + std::to_string(node) + "/" + std::to_string(ia.nodes.size()) + " " + n.name() + " " + n.detail);
+        Log::progress("  p" + std::to_string(node) + "/" + std::to_string(ia.nodes.size()) + " " + n.name() + " " + n.words());
     });
     r.execute_seconds = c.max(running.seconds());
   }

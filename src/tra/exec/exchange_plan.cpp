@@ -16,7 +16,7 @@ comm::Counts shuffle_counts(const physical::IaPlan& plan, const physical::IaNode
   const physical::IaNode& x = plan.node(n.inputs.at(0));
   // Inference lists a shuffle's (key, destination) pairs in the order of its
   // input's (key, source) pairs.
-  TRA_ASSERT(!x.dist.everywhere && x.dist.at.size() == n.dist.at.size(), "shuffle " << n.detail << ": distributions do not pair up");
+  TRA_ASSERT(!x.dist.everywhere && x.dist.at.size() == n.dist.at.size(), "shuffle " << n.words() << ": distributions do not pair up");
   comm::Counts c{std::vector<int>(static_cast<size_t>(plan.nsites), 0), std::vector<int>(static_cast<size_t>(plan.nsites), 0)};
   for (size_t i = 0; i < x.dist.at.size(); ++i) {
     const int from = x.dist.at[i].second, to = n.dist.at[i].second;

@@ -13,7 +13,7 @@ namespace tra::exec {
 std::vector<Tuple> join_aggregate(const std::vector<Tuple>& left, const std::vector<Tuple>& right, const physical::IaNode& join,
                                   const physical::IaNode& agg, const std::string& label) {
   const einsum::AggOp fold = agg.agg().kernel.fold();
-  TRA_ASSERT(fold != einsum::AggOp::None, "join_aggregate: " << agg.detail << " does not fold element-wise");
+  TRA_ASSERT(fold != einsum::AggOp::None, "join_aggregate: " << agg.words() << " does not fold element-wise");
   std::vector<local::JoinMatch> matches = local::join_matches(left, right, join.join().keys_left, join.join().keys_right);
   if (!join.join().out_key.identity()) {
     for (auto& m : matches) m.key = join.join().out_key(m.key);

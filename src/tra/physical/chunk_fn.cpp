@@ -58,13 +58,13 @@ einsum::AggOp AggKernel::fold() const {
   return einsum::AggOp::None;
 }
 
-std::string AggKernel::text() const {
-  std::string r;
-  if (const auto* f = std::get_if<Fold>(&reduce)) r = einsum::agg_name(f->op);
-  else if (const auto* a = std::get_if<Assemble>(&reduce)) r = "assemble " + shape_string(a->out_chunk);
-  else r = "arrayConcatOp(" + std::to_string(std::get<Concat>(reduce).key_dim) + "," + std::to_string(std::get<Concat>(reduce).dim) + ")";
-  return finish.identity() ? r : finish.text() + "∘" + r;
+std::string AggKernel::reduce_text() const {
+  if (const auto* f = std::get_if<Fold>(&reduce)) return einsum::agg_name(f->op);
+  if (const auto* a = std::get_if<Assemble>(&reduce)) return "assemble " + shape_string(a->out_chunk);
+  return "arrayConcatOp(" + std::to_string(std::get<Concat>(reduce).key_dim) + "," + std::to_string(std::get<Concat>(reduce).dim) + ")";
 }
+
+std::string AggKernel::text() const { return finish.identity() ? reduce_text() : finish.text() + "∘" + reduce_text(); }
 
 bool AggKernel::operator==(const AggKernel& o) const {
   if (reduce.index() != o.reduce.index() || finish != o.finish) return false;

@@ -84,7 +84,8 @@ struct AggKernel {
   // The ⊕ members are folded with, or None for an aggOp that needs the whole
   // group (assembling, concatenating).
   einsum::AggOp fold() const;
-  std::string text() const;
+  std::string reduce_text() const;  // the reduction alone: "sum", "assemble [4, 4]"
+  std::string text() const;  // finish∘reduction
   bool operator==(const AggKernel& o) const;
 };
 

@@ -18,12 +18,6 @@ std::vector<int> iota(int n) {
   return v;
 }
 
-std::string dims_text(const std::vector<int>& dims) {
-  std::string s;
-  for (int d : dims) s += (s.empty() ? "" : ",") + std::to_string(d);
-  return "<" + s + ">";
-}
-
 class Compiler {
  public:
   Compiler(const logical::TraPlan& tra, int nsites) : tra_(tra) {
@@ -85,23 +79,21 @@ class Compiler {
     IaNode x;
     x.params = ScanParams{n.source, Placement::part(iota(n.type.key_arity()), n.type.frontier), {}};
     x.out_type = n.type;
-    x.detail = n.tensor;
     return add(std::move(x));
   }
 
   int shuffle(int in, const std::vector<int>& dims) { return add(make_shuffle(in, dims)); }
 
-  int local_agg(int in, const std::vector<int>& group_by, AggKernel agg, bool decomposable, const RelType& type, std::string detail) {
+  int local_agg(int in, const std::vector<int>& group_by, AggKernel agg, bool decomposable, const RelType& type) {
     IaNode a;
     a.params = AggParams{group_by, std::move(agg), 0, decomposable};
     a.inputs = {in};
     a.out_type = type;
-    a.detail = std::move(detail);
     return add(std::move(a));
   }
 
   // A LocalMap from one tuple to several (not composable by R1-x).
-  int expanding_map(int in, const RelType& type, Expansion expand, int arity, std::string detail) {
+  int expanding_map(int in, const RelType& type, Expansion expand, int arity) {
     IaNode m;
     MapParams p;
     p.expand = std::move(expand);
@@ -109,7 +101,6 @@ class Compiler {
     m.params = std::move(p);
     m.inputs = {in};
     m.out_type = type;
-    m.detail = std::move(detail);
     return add(std::move(m));
   }
 
@@ -129,10 +120,10 @@ class Compiler {
     // The pieces keyed <target key..., position inside the target chunk...>.
     RelType cut_type{to, piece};
     for (int d = 0; d < rank; ++d) cut_type.frontier.push_back(group[d]);
-    const int m = expanding_map(in, cut_type, Retile{split, group, piece}, static_cast<int>(volume(split)), "cut to " + shape_string(piece));
+    const int m = expanding_map(in, cut_type, Retile{split, group, piece}, static_cast<int>(volume(split)));
     const int sh = shuffle(m, iota(rank));
     const Shape out_chunk = n.type.chunk_shape;
-    return local_agg(sh, iota(rank), AggKernel{AggKernel::Assemble{piece, out_chunk}, {}}, false, n.type, "assemble " + shape_string(out_chunk));
+    return local_agg(sh, iota(rank), AggKernel{AggKernel::Assemble{piece, out_chunk}, {}}, false, n.type);
   }
 
   int join(const TraNode& n) {
@@ -148,7 +139,6 @@ class Compiler {
     j.params = std::move(p);
     j.inputs = {b, input_of(n, 1)};
     j.out_type = n.type;
-    j.detail = kernel->name() + " " + n.statement;
     return add(std::move(j));
   }
 
@@ -168,7 +158,6 @@ class Compiler {
         break;
     }
     IaNode m;
-    m.detail = "idOp, " + p.array_map.text();
     m.params = std::move(p);
     m.inputs = {input_of(n)};
     m.out_type = n.type;
@@ -177,14 +166,13 @@ class Compiler {
 
   int aggregate(const TraNode& n) {
     const int sh = shuffle(input_of(n), n.group_by);
-    return local_agg(sh, n.group_by, AggKernel{AggKernel::Fold{n.agg}, {}}, true, n.type, dims_text(n.group_by) + ", " + einsum::agg_name(n.agg));
+    return local_agg(sh, n.group_by, AggKernel{AggKernel::Fold{n.agg}, {}}, true, n.type);
   }
 
   int filter(const TraNode& n) {
     IaNode f;
     f.params = FilterParams{KeyPredicate::of(n.key_fn)};
     f.inputs = {input_of(n)};
-    f.detail = f.filter().predicate.text();
     return add(std::move(f));
   }
 
@@ -194,21 +182,18 @@ class Compiler {
     m.map().key_map = KeyFn::of(n.key_fn);
     m.inputs = {input_of(n)};
     m.out_type = n.type;
-    m.detail = n.key_fn->text() + ", idOp";
     return add(std::move(m));
   }
 
   int tile(const TraNode& n) {
     const Index pieces = n.type.frontier.back();
-    return expanding_map(input_of(n), n.type, TileKeys{n.dim, n.size, pieces}, static_cast<int>(pieces),
-                         "keyTileOp(" + std::to_string(n.dim) + "," + std::to_string(n.size) + "), arrayTileOp");
+    return expanding_map(input_of(n), n.type, TileKeys{n.dim, n.size, pieces}, static_cast<int>(pieces));
   }
 
   int concat(const TraNode& n) {
     const std::vector<int> rest = complement(type_of(n).key_arity(), {n.key_dim});
     const int sh = shuffle(input_of(n), rest);
-    return local_agg(sh, rest, AggKernel{AggKernel::Concat{n.key_dim, n.dim}, {}}, false, n.type,
-                     "arrayConcatOp(" + std::to_string(n.key_dim) + "," + std::to_string(n.dim) + ")");
+    return local_agg(sh, rest, AggKernel{AggKernel::Concat{n.key_dim, n.dim}, {}}, false, n.type);
   }
 
   const logical::TraPlan& tra_;

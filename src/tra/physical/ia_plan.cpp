@@ -32,6 +32,10 @@ std::string IaNode::parameters() const {
   return os.str();
 }
 
+std::string IaNode::words() const {
+  return std::visit([&](const auto& p) { return ops::words(p, *this); }, params);
+}
+
 std::string IaPlan::parameters() const {
   std::ostringstream os;
   os << nsites << " sites, roots " << ops::dims_list(roots) << ", results " << ops::dims_list(tra_to_ia) << "\n";
@@ -101,7 +105,7 @@ std::string IaPlan::str() const {
       os << "  -- implements t" << n.tra_node << "\n";
       last_tra = n.tra_node;
     }
-    os << "  p" << i << " = " << n.name() << "(" << n.detail << ")";
+    os << "  p" << i << " = " << n.name() << "(" << n.words() << ")";
     if (!n.inputs.empty()) {
       os << "(";
       for (size_t k = 0; k < n.inputs.size(); ++k) os << (k ? ", " : "") << "p" << n.inputs[k];

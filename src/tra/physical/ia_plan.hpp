@@ -95,7 +95,6 @@ struct IaNode {
   double call_flops() const;  // Join, Agg, Map: kernel work per call (per group for Agg); 0 otherwise
 
   RelType out_type;  // LocalJoin, LocalAgg, LocalMap: chunk shape and key arity of the output
-  std::string detail;  // operator parameters in words
 
   // ---- derived by infer()
   bool stale = true;  // the derived fields below must be recomputed (parameters or inputs changed)
@@ -112,9 +111,10 @@ struct IaNode {
       0;  // Scan: floats the busiest site reads; Bcast/Shuffle: the busiest site sends or receives; LocalJoin: its kernel calls read and write
 
   // The same operator on the same inputs: every parameter equal (the
-  // derived fields follow from them; `detail` is words about them).
+  // derived fields follow from them, and so do its words).
   bool same_operator(const IaNode& o) const;
   std::string parameters() const;  // every parameter, on one line
+  std::string words() const;  // what it does in words (EXPLAIN, reports): derived from its parameters
 
   Role role() const;
   bool moves() const { return role() == Role::Move; }

@@ -89,7 +89,7 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
         for (const auto& s : all) families.insert(s.family);
         std::string have;
         for (const auto& f : families) have += (have.empty() ? "" : ", ") + f;
-        unforced[t] = "--strategy " + options.strategy + ": t" + std::to_string(t) + " (" + shorten(best.plan.node(j).detail, 60) + ") has no " +
+        unforced[t] = "--strategy " + options.strategy + ": t" + std::to_string(t) + " (" + shorten(best.plan.node(j).words(), 60) + ") has no " +
                       options.strategy + " plan (" + forced_family_missing(options.strategy) + "; it has " + have + ")";
       }
       for (const auto& s : all)
@@ -105,7 +105,7 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
     for (const auto& s : allowed) {
       Alternative a;
       a.tra_node = t;
-      a.statement = best.plan.node(j).detail;
+      a.statement = best.plan.node(j).words();
       a.strategy = s.name();
       const PlanCost cost_before = best.cost;
       const std::vector<uint64_t> known_before = best.no_match;

@@ -34,7 +34,7 @@ const char* style_of(Role role) {
 std::string label_of(const IaNode& n, int i) {
   std::ostringstream os;
   os << "p" << i << " " << n.name() << "\n"
-     << (n.detail.empty() ? "" : n.detail + "\n") << n.type.str() << ", " << n.dist.tuples() << " tuples, " << n.where();
+     << (n.words().empty() ? "" : n.words() + "\n") << n.type.str() << ", " << n.dist.tuples() << " tuples, " << n.where();
   if (n.moves()) os << "\nmoves " << n.predicted_floats << " floats";
   return os.str();
 }

@@ -149,9 +149,6 @@ IaNode make_shuffle(int in, std::vector<int> dims, Shape site_grid) {
   IaNode s;
   s.params = ShuffleParams{Placement{Placement::Kind::Part, std::move(dims), {}, {}, {}, {}}, std::move(site_grid)};
   s.inputs = {in};
-  std::string d;
-  for (int x : s.placement().dims) d += (d.empty() ? "" : ",") + std::to_string(x);
-  s.detail = "<" + d + ">";
   return s;
 }
 

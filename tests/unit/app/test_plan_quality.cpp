@@ -266,7 +266,7 @@ TEST(PlanQuality, RmmOnEightSitesMovesThreeCopiesOfTheMatrix) {
     if (node.kind() != physical::IaKind::Scan && node.kind() != physical::IaKind::Shuffle) continue;
     std::set<int> sites;
     for (const auto& [key, site] : node.dist.at) sites.insert(site);
-    if (node.dist.tuples() >= 8) EXPECT_EQ(sites.size(), 8u) << node.detail;
+    if (node.dist.tuples() >= 8) EXPECT_EQ(sites.size(), 8u) << node.words();
   }
 }
 

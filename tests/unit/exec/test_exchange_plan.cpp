@@ -39,7 +39,7 @@ TEST(ExchangePlan, CountsPairUpAndAddUpToThePredictedFloats) {
             EXPECT_EQ(c[r].send[t], c[t].recv[r]) << strategy << ": " << r << " -> " << t;
             sent += c[r].send[t];
           }
-        EXPECT_EQ(sent * per, n.predicted_floats) << strategy << ": " << n.detail;
+        EXPECT_EQ(sent * per, n.predicted_floats) << strategy << ": " << n.words();
       }
       if (n.kind() == physical::IaNode::Kind::Bcast) {
         ++broadcasts;

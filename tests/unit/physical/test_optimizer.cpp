@@ -113,7 +113,7 @@ TEST(Optimizer, DiagOfASumTakesThePapersRules) {
       at = text.find(std::string("  ") + r, at);
       ASSERT_NE(at, std::string::npos) << r << " missing or out of order in\n" << text;
     }
-    EXPECT_NE(text.find("elementwise (x + y) of diag'd inputs"), std::string::npos) << text;
+    EXPECT_NE(text.find("elementwise (x + y) of aligned chunks"), std::string::npos) << text;
     // Both inputs filtered to their diagonal blocks and joined where they lie: nothing moves.
     EXPECT_EQ(o.cost.floats_moved, 0);
     EXPECT_LT(o.cost.seconds, o.initial_cost.seconds);

@@ -6,7 +6,7 @@
 namespace tra::physical {
 
 bool operator==(const AggParams& a, const AggParams& b) {
-  return a.group_by == b.group_by && a.kernel == b.kernel && a.call_flops == b.call_flops && a.decomposable == b.decomposable;
+  return a.group_by == b.group_by && a.kernel == b.kernel && a.call_flops == b.call_flops && a.decomposable == b.decomposable && a.phase == b.phase;
 }
 
 namespace ops {
@@ -48,7 +48,20 @@ double seconds(const AggParams&, const IaNode& n, const Rates& r, bool gemm_fold
   return (gemm_folds ? n.site_flops - n.site_fold_flops : n.site_flops) / r.loop_flops;
 }
 
-std::string text(const AggParams& p) { return " by " + dims_list(p.group_by) + " " + p.kernel.text() + (p.decomposable ? " decomposable" : ""); }
+namespace {
+const char* phase_text(AggParams::Phase ph) { return ph == AggParams::Phase::Partial ? " partial" : ph == AggParams::Phase::Final ? " final" : ""; }
+}  // namespace
+
+std::string text(const AggParams& p) {
+  return " by " + dims_list(p.group_by) + " " + p.kernel.text() + (p.decomposable ? " decomposable" : "") + phase_text(p.phase);
+}
+
+// "<0,2>, sum", "assemble [4, 4]", "exp∘<0>, sum (partial)".
+std::string words(const AggParams& p, const IaNode&) {
+  const std::string reduce = p.kernel.fold() != einsum::AggOp::None ? dims_list(p.group_by) + ", " + p.kernel.reduce_text() : p.kernel.reduce_text();
+  const std::string s = p.kernel.finish.identity() ? reduce : p.kernel.finish.text() + "∘" + reduce;
+  return p.phase == AggParams::Phase::Whole ? s : s + " (" + (phase_text(p.phase) + 1) + ")";
+}
 
 std::vector<std::int64_t> bytes_passed_through(const AggParams&, const IaNode&, const Context& c) {
   return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);  // its groups are folded into chunks of its own

@@ -23,6 +23,10 @@ struct AggParams {
   AggKernel kernel;
   double call_flops = 0;  // per group
   bool decomposable = false;  // ⊕ may run in two phases (R2-5)
+  // Which of R2-5's phases it is: the whole aggregation, the partial one on
+  // the sites that hold the members, or the final one of the partials.
+  enum class Phase { Whole, Partial, Final };
+  Phase phase = Phase::Whole;
 };
 
 bool operator==(const AggParams& a, const AggParams& b);
@@ -33,6 +37,9 @@ void infer(AggParams& p, IaNode& n, const Context& c);
 // `gemm_folds`: its join adds the members in its GEMM (folds_in_gemm).
 double seconds(const AggParams& p, const IaNode& n, const Rates& r, bool gemm_folds);
 std::string text(const AggParams& p);
+// What it does in words, for EXPLAIN and the run reports: derived from
+// its parameters (and its relation's type), never kept beside them.
+std::string words(const AggParams& p, const IaNode& n);
 // Per site, the bytes of n's result that are its input's chunks, handed on
 // without a copy (the memory estimate counts them once).
 std::vector<std::int64_t> bytes_passed_through(const AggParams& p, const IaNode& n, const Context& c);

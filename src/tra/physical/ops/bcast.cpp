@@ -32,6 +32,8 @@ double seconds(const BcastParams&, const IaNode& n, const Rates& r, bool) {
 
 std::string text(const BcastParams&) { return ""; }
 
+std::string words(const BcastParams&, const IaNode&) { return ""; }
+
 // Its own tuples stay where they are (all of them, from a relation on every site).
 std::vector<std::int64_t> bytes_passed_through(const BcastParams&, const IaNode& n, const Context& c) {
   const IaNode& in = c.in(n);

@@ -23,6 +23,9 @@ inline double call_flops(const BcastParams&) { return 0; }
 void infer(BcastParams& p, IaNode& n, const Context& c);
 double seconds(const BcastParams& p, const IaNode& n, const Rates& r, bool gemm_folds);
 std::string text(const BcastParams& p);
+// What it does in words, for EXPLAIN and the run reports: derived from
+// its parameters (and its relation's type), never kept beside them.
+std::string words(const BcastParams& p, const IaNode& n);
 // Per site, the bytes of n's result that are its input's chunks, handed on
 // without a copy (the memory estimate counts them once).
 std::vector<std::int64_t> bytes_passed_through(const BcastParams& p, const IaNode& n, const Context& c);

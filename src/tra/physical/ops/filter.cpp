@@ -19,6 +19,8 @@ double seconds(const FilterParams&, const IaNode&, const Rates&, bool) { return 
 
 std::string text(const FilterParams& p) { return " " + p.predicate.text(); }
 
+std::string words(const FilterParams& p, const IaNode&) { return p.predicate.text(); }
+
 // Its survivors are its input's tuples.
 std::vector<std::int64_t> bytes_passed_through(const FilterParams&, const IaNode& n, const Context& c) { return held_bytes(n, c.nsites); }
 

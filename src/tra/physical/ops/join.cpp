@@ -110,6 +110,17 @@ std::string text(const JoinParams& p) {
   return s;
 }
 
+// "gemm Z[b,h] = sum_{f} X[b,f] * W1[f,h]", with the maps R1-7 composed into
+// it and the keys they map (a join strategy's own keys are not words: its
+// replication's maps and shuffles say them).
+std::string words(const JoinParams& p, const IaNode&) {
+  if (!p.kernel.call.kernel) return "?";
+  const std::string op = p.kernel.zip ? "elementwise " + p.kernel.call.kernel->join_program().str() + " of aligned chunks" : p.kernel.call.text();
+  const std::string s = p.kernel.then.identity() ? op : p.kernel.then.text() + "∘" + op;
+  const KeyFn& keys = p.has_base ? p.base_out_key : p.out_key;
+  return keys.identity() ? s : s + ", keys " + keys.text();
+}
+
 std::vector<std::int64_t> bytes_passed_through(const JoinParams&, const IaNode&, const Context& c) {
   // Its chunks are its own. (An element-wise join may write over an
   // input's, exec/executor.hpp; the estimate does not count on it.)

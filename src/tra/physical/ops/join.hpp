@@ -42,6 +42,9 @@ inline double call_flops(const JoinParams& p) { return p.call_flops; }
 void infer(JoinParams& p, IaNode& n, const Context& c);
 double seconds(const JoinParams& p, const IaNode& n, const Rates& r, bool gemm_folds);
 std::string text(const JoinParams& p);
+// What it does in words, for EXPLAIN and the run reports: derived from
+// its parameters (and its relation's type), never kept beside them.
+std::string words(const JoinParams& p, const IaNode& n);
 // Per site, the bytes of n's result that are its input's chunks, handed on
 // without a copy (the memory estimate counts them once).
 std::vector<std::int64_t> bytes_passed_through(const JoinParams& p, const IaNode& n, const Context& c);

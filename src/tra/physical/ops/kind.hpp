@@ -2,8 +2,10 @@
 // What every kind of IA operator declares beside its parameters. A kind is
 // one parameters type with these constants and its functions
 // (ops/<kind>.hpp): how its relation is inferred from its inputs, its time,
-// its parameters in words, the bytes of its result that are its input's
-// chunks, and whether its keys and placement agree with its types, defined in ops/<kind>.cpp. ops/kinds.hpp lists the kinds; infer,
+// its parameters as text, what it does in words (derived from them, for
+// EXPLAIN), the bytes of its result that are its input's chunks, and whether
+// its keys and placement agree with its types, defined in ops/<kind>.cpp.
+// ops/kinds.hpp lists the kinds; infer,
 // the cost model, the memory estimate, EXPLAIN and the executor each reach a
 // kind's functions by one std::visit, so a kind missing one of them does not
 // build.

@@ -38,7 +38,20 @@ std::string expansion_text(const Expansion& e) {
   return "spread " + shape_string(s.coords) + " below " + shape_string(s.extents) + " from " + std::to_string(s.first);
 }
 
+// How an expansion's tuples come from one, in words.
+std::string expansion_words(const Expansion& e, int arity) {
+  if (const auto* r = std::get_if<Retile>(&e)) return "cut to " + shape_string(r->piece);
+  if (const auto* t = std::get_if<TileKeys>(&e)) return "keyTileOp(" + std::to_string(t->dim) + "," + std::to_string(t->size) + "), arrayTileOp";
+  if (std::holds_alternative<Replicate>(e)) return "insertDim, duplicate x" + std::to_string(arity) + " (one per site coordinate)";
+  return "duplicate x" + std::to_string(arity) + " on each site (keys of its coordinates)";
+}
+
 }  // namespace
+
+std::string words(const MapParams& p, const IaNode&) {
+  if (p.expand) return expansion_words(*p.expand, p.arity);
+  return key_text(p.key_map) + ", " + (p.array_map.identity() ? "idOp" : p.array_map.text());
+}
 
 std::string text(const MapParams& p) {
   if (p.expand) return " " + expansion_text(*p.expand) + " x" + std::to_string(p.arity) + (p.replica ? " replica" : "");

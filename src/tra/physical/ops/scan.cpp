@@ -1,5 +1,7 @@
 // Scan(R): an input read (or generated) where its placement says, Part<dims>
 // on a processor grid or All (on every site).
+#include <algorithm>
+
 #include "tra/physical/ops/ops.hpp"
 
 namespace tra::physical {
@@ -39,7 +41,30 @@ std::string source_text(const model::TensorDecl& t) {
   return s + h.file + ":" + h.dataset + (h.start.empty() ? "" : " from " + shape_string(h.start));
 }
 
+// The grid a face lies on: its own dimensions and those it is spread over,
+// by stride (row-major: the largest first).
+ProcGrid face_grid(const Placement& face) {
+  std::vector<std::pair<Index, Index>> by_stride;  // (stride, sites)
+  for (size_t i = 0; i < face.grid.size(); ++i) by_stride.emplace_back(face.strides[i], face.grid[i]);
+  for (const auto& s : face.spread) by_stride.emplace_back(s.stride, s.sites);
+  std::sort(by_stride.rbegin(), by_stride.rend());
+  ProcGrid g;
+  for (const auto& [stride, sites] : by_stride) g.push_back(sites);
+  return g;
+}
+
 }  // namespace
+
+// "X"; read on every site or on a face (scan rules), it says so: "X, read on
+// every site", "A, read on the face of 2x2x2". (Other placements are in
+// EXPLAIN's column of where the tuples are.)
+std::string words(const ScanParams& p, const IaNode&) {
+  const std::string name = p.source ? p.source->name : "?";
+  if (p.placement.is_all()) return name + ", read on every site";
+  if (p.placement.kind == Placement::Kind::Part && !p.placement.strides.empty())
+    return name + ", read on the face of " + grid_str(face_grid(p.placement));
+  return name;
+}
 
 std::string text(const ScanParams& p) {
   return " " + (p.source ? p.source->name + " " + source_text(*p.source) : std::string("?")) + " on " + p.placement.str() + " grid " +

@@ -35,6 +35,9 @@ inline double call_flops(const ScanParams&) { return 0; }
 void infer(ScanParams& p, IaNode& n, const Context& c);
 double seconds(const ScanParams& p, const IaNode& n, const Rates& r, bool gemm_folds);
 std::string text(const ScanParams& p);
+// What it does in words, for EXPLAIN and the run reports: derived from
+// its parameters (and its relation's type), never kept beside them.
+std::string words(const ScanParams& p, const IaNode& n);
 // Per site, the bytes of n's result that are its input's chunks, handed on
 // without a copy (the memory estimate counts them once).
 std::vector<std::int64_t> bytes_passed_through(const ScanParams& p, const IaNode& n, const Context& c);

@@ -37,6 +37,8 @@ double seconds(const ShuffleParams&, const IaNode& n, const Rates& r, bool) {
 
 std::string text(const ShuffleParams& p) { return " " + p.placement.str() + " grid " + shape_string(p.site_grid); }
 
+std::string words(const ShuffleParams& p, const IaNode&) { return dims_list(p.placement.dims); }
+
 // The tuples that stay on their site.
 std::vector<std::int64_t> bytes_passed_through(const ShuffleParams&, const IaNode& n, const Context& c) {
   std::vector<std::int64_t> bytes(static_cast<size_t>(c.nsites), 0);

@@ -108,7 +108,7 @@ std::string family_of(const std::vector<int>& P, const std::vector<int>& summed,
 // A join strategy's replication: a LocalMap from each tuple of `in` to the
 // keys `expand` makes of its key (Replicate or Spread: the chunk shared, not
 // copied), of type `out`; stripped by the next strategy.
-int add_replica(IaPlan& p, int in, RelType out, Expansion expand, int arity, std::string detail) {
+int add_replica(IaPlan& p, int in, RelType out, Expansion expand, int arity) {
   IaNode m;
   m.params = MapParams{};
   m.inputs = {in};
@@ -116,7 +116,6 @@ int add_replica(IaPlan& p, int in, RelType out, Expansion expand, int arity, std
   m.map().expand = std::move(expand);
   m.map().arity = arity;
   m.map().replica = true;
-  m.detail = std::move(detail);
   return add_node(p, std::move(m));
 }
 
@@ -240,8 +239,7 @@ Side place_side(IaPlan& p, const Voxels& v, int base, const std::vector<int>& ha
   }
   if (!missing.empty()) {
     const int copies = static_cast<int>(volume(coords));
-    src = add_replica(p, base, with_dims(p.node(base).type, coords), Replicate{coords}, copies,
-                      "insertDim, duplicate x" + std::to_string(copies) + " (one per site coordinate)");
+    src = add_replica(p, base, with_dims(p.node(base).type, coords), Replicate{coords}, copies);
   }
   // Sites numbered on the voxels' grid, the same for both sides.
   Shape site_grid = p.node(base).type.frontier;
@@ -260,9 +258,7 @@ Side place_side(IaPlan& p, const Voxels& v, int base, const std::vector<int>& ha
   const Spread spread{coords, extents, arity};
   Index most = 1;
   for (size_t t = 0; t < coords.size(); ++t) most *= (extents[t] + coords[t] - 1) / coords[t];
-  return {add_replica(p, sh, with_dims(p.node(base).type, extents), spread, static_cast<int>(most),
-                      "duplicate x" + std::to_string(most) + " on each site (keys of its coordinates)"),
-          missing};
+  return {add_replica(p, sh, with_dims(p.node(base).type, extents), spread, static_cast<int>(most)), missing};
 }
 
 // The join's keys and output key once sides were replicated: the added

@@ -13,23 +13,12 @@ using Kind = IaNode::Kind;
 bool is(const IaPlan& p, int i, Kind k) { return p.node(i).kind() == k; }
 int input(const IaPlan& p, int i, size_t k = 0) { return p.node(i).inputs.at(k); }
 
-std::string compose_text(const std::string& outer, const std::string& inner) {
-  if (inner.empty()) return outer;
-  if (outer.empty()) return inner;
-  return outer + "∘" + inner;
-}
-
-std::string map_detail(const IaNode& m) {
-  return (m.map().key_map.identity() ? "idOp" : m.map().key_map.text()) + ", " + (m.map().array_map.identity() ? "idOp" : m.map().array_map.text());
-}
-
 // R1-1: σ(b1)(σ(b2)(R)) ≡ σ(b1 ∧ b2)(R).
 bool merge_filters(IaPlan& p, int at) {
   if (!is(p, at, Kind::LocalFilter) || !is(p, input(p, at), Kind::LocalFilter)) return false;
   const int inner = input(p, at);
   IaNode& n = p.node(at);
   n.filter().predicate = p.node(inner).filter().predicate.both(n.filter().predicate);
-  n.detail = n.filter().predicate.text();
   n.inputs = p.node(inner).inputs;
   return true;
 }
@@ -43,7 +32,6 @@ bool merge_maps(IaPlan& p, int at) {
   n.map().array_map = n.map().array_map.after(inner.map().array_map);
   n.map().call_flops += inner.map().call_flops;
   n.inputs = inner.inputs;
-  n.detail = map_detail(n);
   return true;
 }
 
@@ -72,7 +60,6 @@ bool map_into_aggregation(IaPlan& p, int at) {
   a.agg().call_flops += m.map().call_flops;
   a.out_type = m.out_type;
   a.agg().decomposable = false;  // the map must run once, on whole groups
-  a.detail = compose_text(m.map().array_map.text(), a.detail);
   const int na = add_node(p, std::move(a));
   redirect(p, at, na);
   return true;
@@ -88,7 +75,6 @@ bool filter_before_aggregation(IaPlan& p, int at) {
   for (size_t i = 0; i < g.size(); ++i) new_to_old.emplace_back(g[i], static_cast<int>(i));
   IaNode f = p.node(at);
   f.filter().predicate = f.filter().predicate.relayout(static_cast<int>(g.size()), new_to_old, " on the grouping keys");
-  f.detail = f.filter().predicate.text();
   f.inputs = p.node(a).inputs;
   const int nf = add_node(p, std::move(f));
   IaNode agg = p.node(a);
@@ -119,8 +105,6 @@ bool filter_into_join(IaPlan& p, int at) {
   fr.filter().predicate = pred.relayout(arity, right, " on the right's keys");
   fl.inputs = {join.inputs[0]};
   fr.inputs = {join.inputs[1]};
-  fl.detail = fl.filter().predicate.text();
-  fr.detail = fr.filter().predicate.text();
   const int nl = add_node(p, std::move(fl));
   const int nr = add_node(p, std::move(fr));
   IaNode nj = p.node(j);
@@ -142,7 +126,6 @@ bool map_into_join(IaPlan& p, int at) {
   j.join().call_flops += m.map().call_flops;
   j.join().gemm = j.join().gemm && m.map().array_map.identity();
   j.out_type = m.out_type;
-  j.detail = compose_text(m.map().array_map.text(), j.detail) + (m.map().key_map.identity() ? "" : ", keys " + m.map().key_map.text());
   const int nj = add_node(p, std::move(j));
   redirect(p, at, nj);
   return true;
@@ -167,7 +150,6 @@ bool distribute_map_into_join(IaPlan& p, int at) {
     a.inputs = {side};
     a.map().array_map = m.map().array_map;
     a.out_type = RelType{p.node(side).type.frontier, m.out_type.chunk_shape};
-    a.detail = map_detail(a);
     mapped.push_back(add_node(p, std::move(a)));
   }
   const einsum::ScalarProgram& op = j.join().kernel.call.kernel->join_program();
@@ -178,8 +160,6 @@ bool distribute_map_into_join(IaPlan& p, int at) {
   j.join().out_key = m.map().key_map.after(j.join().out_key);
   if (j.join().has_base) j.join().base_out_key = m.map().key_map.after(j.join().base_out_key);
   j.out_type = m.out_type;
-  j.detail = "elementwise " + op.str() + " of " + m.map().array_map.text() + "'d inputs" +
-             (m.map().key_map.identity() ? "" : ", keys " + m.map().key_map.text());
   const int nj = add_node(p, std::move(j));
   redirect(p, at, nj);
   return true;

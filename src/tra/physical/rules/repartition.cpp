@@ -111,13 +111,12 @@ bool two_phase_aggregation(IaPlan& p, int at) {
   same_sites.dims = dims;
   IaNode partial = a;  // a copy: `a` dangles once nodes are added
   partial.inputs = {r};
-  partial.detail = a.detail + " (partial)";
+  partial.agg().phase = AggParams::Phase::Partial;
   if (composed) {  // the fold alone; its results keep the members' chunk shape
     partial.agg().kernel = AggKernel{AggKernel::Fold{a.agg().kernel.fold()}, {}};
     partial.agg().call_flops = 0;
     partial.agg().decomposable = true;
     partial.out_type.chunk_shape = rn.type.chunk_shape;
-    partial.detail = "<fold " + std::string(einsum::agg_name(a.agg().kernel.fold())) + "> (partial of " + a.detail + ")";
   }
   std::vector<int> all(a.agg().group_by.size());
   const int np = add_node(p, std::move(partial));
@@ -127,7 +126,7 @@ bool two_phase_aggregation(IaPlan& p, int at) {
   IaNode final_agg = p.node(at);
   final_agg.inputs = {ns};
   final_agg.agg().group_by = all;
-  final_agg.detail = p.node(at).detail + " (final)";
+  final_agg.agg().phase = AggParams::Phase::Final;
   const int nf = add_node(p, std::move(final_agg));
   redirect(p, at, nf);
   return true;

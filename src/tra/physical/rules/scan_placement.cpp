@@ -12,7 +12,7 @@ namespace {
 
 using Kind = IaNode::Kind;
 
-bool read_in_place(IaPlan& p, int at, Kind movement, Placement where, const std::string& how) {
+bool read_in_place(IaPlan& p, int at, Kind movement, Placement where) {
   const IaNode& n = p.node(at);
   if (n.kind() != movement || p.node(n.inputs[0]).kind() != Kind::Scan) return false;
   // Read where it is read already: the shuffle moves nothing, and a second
@@ -26,20 +26,16 @@ bool read_in_place(IaPlan& p, int at, Kind movement, Placement where, const std:
   IaNode scan = p.node(n.inputs[0]);
   scan.placement() = std::move(where);
   scan.site_grid() = site_grid;
-  scan.detail = scan.scan().source ? scan.detail.substr(0, scan.detail.find(',')) + ", " + how : scan.detail;
   const int ns = add_node(p, std::move(scan));
   redirect(p, at, ns);
   return true;
 }
 
 // Shuf(d)(Scan(R)) ≡ Scan(R) read on Part<d>.
-bool scan_part(IaPlan& p, int at) {
-  const Placement where = p.node(at).placement();
-  return read_in_place(p, at, Kind::Shuffle, where, "read on " + where.str());
-}
+bool scan_part(IaPlan& p, int at) { return read_in_place(p, at, Kind::Shuffle, p.node(at).placement()); }
 
 // Bcast(Scan(R)) ≡ Scan(R) read on every site.
-bool scan_all(IaPlan& p, int at) { return read_in_place(p, at, Kind::Bcast, Placement::all(), "read on every site"); }
+bool scan_all(IaPlan& p, int at) { return read_in_place(p, at, Kind::Bcast, Placement::all()); }
 
 // Shuf(P)(λreplica(Scan(R))) with R read on the face of P's grid: a join
 // strategy replicates R over the dimensions of P it lacks, one copy per site
@@ -75,7 +71,6 @@ bool scan_face(IaPlan& p, int at) {
   IaNode read = p.node(scan);
   read.placement() = face;
   read.site_grid() = read.type.frontier;
-  read.detail = read.scan().source ? read.detail.substr(0, read.detail.find(',')) + ", read on the face of " + grid_str(grid) : read.detail;
   // Every reader of the input reads it there (an output that writes the
   // input too: one read, not two).
   const int ns = add_node(p, std::move(read));

@@ -68,7 +68,7 @@ void Trial::check_undone() const {
     throw InternalError("optimizer: an undone edit at p" + std::to_string(before_.at) + " left " + std::to_string(p.nodes.size()) + " nodes, not " +
                         std::to_string(kept_->size()));
   for (size_t i = 0; i < p.nodes.size(); ++i)
-    if (!p.nodes[i].same_operator((*kept_)[i]) || p.nodes[i].detail != (*kept_)[i].detail)
+    if (!p.nodes[i].same_operator((*kept_)[i]))
       throw InternalError("optimizer: an edit at p" + std::to_string(before_.at) + " changed p" + std::to_string(i) + " (" + p.nodes[i].parameters() +
                           "), which its undo does not restore: an edit in place may change the parameters of the node it is made at only "
                           "(search/held_plan.hpp, Snapshot)");

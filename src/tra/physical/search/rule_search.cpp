@@ -16,7 +16,7 @@ std::string lower(std::string s) {
 }
 
 std::string where_text(const IaNode& n) {
-  const std::string d = shorten(n.detail, 48);
+  const std::string d = shorten(n.words(), 48);
   return n.name() + "(" + d + ")";
 }
 

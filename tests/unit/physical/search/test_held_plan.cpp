@@ -45,7 +45,7 @@ TEST(HeldPlan, AnEditBeyondItsNodeIsCaught) {
     t.undo();  // nothing edited: nothing to say
   }
   Trial t(h, 0);
-  h.plan.nodes[1].detail += " (edited behind the snapshot's back)";
+  h.plan.nodes[1].tra_node += 100;  // edited behind the snapshot's back
   try {
     t.undo();
     FAIL() << "the undo did not notice p1 changed";
