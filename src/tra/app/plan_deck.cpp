@@ -31,21 +31,18 @@ std::map<std::string, PlannedDeck::Carried> carried_tensors(const physical::IaPl
   return out;
 }
 
-// Floats moved between iterations to bring every X.next to the Scans of X:
-// exactly the chunks that are elsewhere where the chunk shapes agree, else
-// each chunk to the ranks that read part of it (the training loop's two ways).
-Index carried_floats(const physical::IaPlan& ia, const std::map<std::string, PlannedDeck::Carried>& carried) {
-  Index floats = 0;
-  for (const auto& [name, c] : carried) {
-    const physical::IaNode& next = ia.node(c.next);
-    for (int scan : c.scans)
-      if (auto f = physical::carry_floats(next, ia.node(scan), ia.nsites)) floats += *f;
-    floats += physical::regrid_floats(next, physical::regrid_sites(next, c.scan_nodes(ia), ia.nsites));
+// The chosen plan with the Carry operators the search costed it with
+// (physical/carry_plan.hpp): a training step's estimate is an iteration's.
+void add_carries(PlannedDeck& p, const physical::OptimizerOptions& options) {
+  if (options.carried.empty()) return;
+  for (auto& [x, carries] : physical::add_carries(p.optimized.chosen, options.carried)) {
+    for (int id : carries) p.carried_floats += p.optimized.chosen.node(id).predicted_floats;
+    p.carried[x].carries = std::move(carries);
   }
-  return floats;
+  p.optimized.cost = physical::cost_of(p.optimized.chosen, options.rates);
 }
 
-PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
+PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nranks, physical::OptimizerOptions options) {
   physical::IaPlan table1 = physical::compile(low.plan, nranks);
   // Only what is written out is needed; the optimizer drops the rest. A
   // deck that writes nothing computes its graph's results.
@@ -73,15 +70,18 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
       const std::string& out = model::statement_output(s);
       if (!autodiff::carried_by(out).empty()) carried.push_back(out);
     }
-    for (const auto& name : carried) table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(low.tensor_node.at(name))]);
+    for (const auto& name : carried) {
+      if (const std::string x = autodiff::carried_by(name); !x.empty()) options.carried[x] = static_cast<int>(table1.roots.size());
+      table1.roots.push_back(table1.tra_to_ia[static_cast<size_t>(low.tensor_node.at(name))]);
+    }
   }
   PlannedDeck p;
   p.optimized = physical::optimize(table1, options);
   p.output_nodes = p.optimized.chosen.roots;
   for (size_t i = 0; i < carried.size(); ++i) p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
-  p.memory = physical::estimate_memory(p.optimized.chosen);
   p.carried = carried_tensors(p.optimized.chosen, p.iteration_nodes);
-  p.carried_floats = carried_floats(p.optimized.chosen, p.carried);
+  add_carries(p, options);
+  p.memory = physical::estimate_memory(p.optimized.chosen);
   p.lowering = std::move(low);
   return p;
 }
@@ -117,15 +117,13 @@ Index replicated_reads(const physical::IaPlan& plan, const std::map<std::string,
   return extra;
 }
 
-LabelingCandidate candidate(const std::string& partitioner, const PlannedDeck& p, const physical::Rates& rates) {
+LabelingCandidate candidate(const std::string& partitioner, const PlannedDeck& p) {
   LabelingCandidate c;
   c.partitioner = partitioner;
   c.cost = p.optimized.cost;
   c.replicated_reads = replicated_reads(p.optimized.chosen, p.carried);
   c.peak_bytes = p.memory.peak_bytes;
   c.carried_floats = p.carried_floats;
-  // Spread over the sites, as a shuffle's (each sends its share).
-  c.carried_seconds = static_cast<double>(p.carried_floats) * sizeof(Scalar) / (rates.shuffle_bytes * p.optimized.chosen.nsites);
   return c;
 }
 
@@ -158,7 +156,7 @@ bool preferred(const LabelingCandidate& a, const LabelingCandidate& b, std::int6
   return a.cost.better_than(b.cost);
 }
 
-LabelingCandidate chosen_candidate(const PlannedDeck& p, const physical::Rates& rates) { return candidate("chosen", p, rates); }
+LabelingCandidate chosen_candidate(const PlannedDeck& p) { return candidate("chosen", p); }
 
 PlannedDeck plan_deck(const model::Workflow& deck, int nranks, const physical::OptimizerOptions& options) {
   if (!deck.train) {
@@ -197,7 +195,7 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
     return best;
   }
 
-  std::vector<LabelingCandidate> candidates{candidate("eindecomp", best, options.rates)};
+  std::vector<LabelingCandidate> candidates{candidate("eindecomp", best)};
   candidates[0].chosen = true;
   std::vector<std::map<std::string, std::map<std::string, Index>>> seen{best.lowering.d};  // per candidate
   std::size_t chosen = 0;
@@ -210,7 +208,7 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
     seen.push_back(low.d);
     if (c.same_as.empty()) {  // a labeling not tried yet: optimize it
       PlannedDeck p = optimized(std::move(low), wf, nranks, options);
-      c = candidate(c.partitioner, p, options.rates);
+      c = candidate(c.partitioner, p);
       if (preferred(c, candidates[chosen], options.memory_per_rank)) {
         candidates[chosen].chosen = false;
         c.chosen = true;
@@ -238,7 +236,7 @@ std::string candidates_text(const PlannedDeck& p) {
     os << "   " << (c.chosen ? "* " : "  ") << c.partitioner << std::string(c.partitioner.size() < 15 ? 15 - c.partitioner.size() : 0, ' ') << " ";
     if (!c.same_as.empty()) os << "the same d's as " << c.same_as << "\n";
     else
-      os << c.floats() << " floats: " << c.cost.floats_moved << " moved + " << c.replicated_reads << " read again"
+      os << c.floats() << " floats: " << c.cost.floats_moved - c.carried_floats << " moved + " << c.replicated_reads << " read again"
          << (c.carried_floats ? " + " + std::to_string(c.carried_floats) + " carried between iterations" : std::string()) << "; " << c.cost.str()
          << "; peak " << physical::bytes_text(c.peak_bytes) << " per rank\n";
   }

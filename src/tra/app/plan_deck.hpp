@@ -38,14 +38,13 @@ inline constexpr std::size_t kMaxCheckedStatements = 64;
 struct LabelingCandidate {
   std::string partitioner;  // whose d's: eindecomp, model-parallel, data-parallel, sqrt
   std::string same_as;  // not optimized: its d's are those of this earlier candidate
-  physical::PlanCost cost;  // of its optimized IA plan
+  physical::PlanCost cost;  // of its optimized IA plan (a training step's with its Carry operators)
   Index replicated_reads = 0;  // floats of inputs read on more than one site, beyond the first copy
   std::int64_t peak_bytes = 0;  // estimated peak memory per rank (physical/memory_estimate.hpp)
-  Index carried_floats = 0;  // a training step's loop-carried tensors between iterations
-  double carried_seconds = 0;  // their time at the shuffle rate
+  Index carried_floats = 0;  // a training step's loop-carried tensors between iterations (of cost.floats_moved)
   bool chosen = false;
-  Index floats() const { return cost.floats_moved + replicated_reads + carried_floats; }  // what decides between estimates alike
-  double seconds() const { return cost.seconds + carried_seconds; }  // an iteration's, for a training step
+  Index floats() const { return cost.floats_moved + replicated_reads; }  // what decides between estimates alike
+  double seconds() const { return cost.seconds; }  // an iteration's, for a training step
 };
 
 // What plan_deck minimises over labelings: a lower time estimate (for a
@@ -64,20 +63,16 @@ struct PlannedDeck {
   // iteration) -> node of optimized.chosen.
   std::map<std::string, int> iteration_nodes;
   // A training run's loop-carried tensors X (parameters, optimizer state):
-  // the node of X.next and the Scans of X the next iteration feeds from it.
+  // the node of X.next, the Scans of X the next iteration feeds from it, and
+  // the Carry operators that do (physical/ops/carry.hpp).
   struct Carried {
     int next = -1;
     std::vector<int> scans;
-    std::vector<const physical::IaNode*> scan_nodes(const physical::IaPlan& ia) const {
-      std::vector<const physical::IaNode*> out;
-      for (int s : scans) out.push_back(&ia.node(s));
-      return out;
-    }
+    std::vector<int> carries;
   };
   std::map<std::string, Carried> carried;
-  // Floats the loop-carried tensors move between two iterations (from where
-  // each X.next is made to where the next run's Scans read X;
-  // exec/loop_carry.hpp), all ranks together: charged in the labeling choice.
+  // Floats the Carry operators move between two iterations, all ranks
+  // together (of optimized.cost's floats moved).
   Index carried_floats = 0;
   physical::MemoryEstimate memory;  // of the chosen plan: above options' memory_per_rank only when no labeling compared fits (it needs least)
   std::vector<LabelingCandidate> candidates;  // empty when no check was made
@@ -86,9 +81,10 @@ struct PlannedDeck {
 
 PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options);
 
-// The chosen plan as a candidate (its cost, replicated reads and carried
-// floats at `rates`), to compare planned decks by preferred().
-LabelingCandidate chosen_candidate(const PlannedDeck& p, const physical::Rates& rates = {});
+// The chosen plan as a candidate (its cost with its Carry operators,
+// replicated reads and carried floats), to compare planned decks by
+// preferred().
+LabelingCandidate chosen_candidate(const PlannedDeck& p);
 
 // The candidates as --explain shows them under the partitioning.
 std::string candidates_text(const PlannedDeck& p);

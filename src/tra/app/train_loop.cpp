@@ -14,7 +14,7 @@
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/exec/batch_cache.hpp"
-#include "tra/exec/loop_carry.hpp"
+#include "tra/exec/host_tensor.hpp"
 #include "tra/io/text_file.hpp"
 #include "tra/kernels/finite.hpp"
 #include "tra/model/batch_order.hpp"
@@ -120,11 +120,11 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   for (const auto& [name, node] : planned.iteration_nodes) keep.insert(node);
   const int loss_node = planned.iteration_nodes.at(train.loss);
   std::map<std::string, int> next_nodes;  // X -> the node computing X.next (the checkpoint's datasets)
-  for (const auto& [name, carried] : planned.carried) next_nodes[name] = carried.next;
+  for (const auto& [name, carried] : planned.carried) {
+    next_nodes[name] = carried.next;
+    keep.insert(carried.carries.begin(), carried.carries.end());
+  }
   const Index predicted = planned.carried_floats;
-  std::map<std::string, std::map<Key, std::set<int>>> regrid_sites;  // X -> where each chunk of X.next goes, for Scans on another grid
-  for (const auto& [name, carried] : planned.carried)
-    regrid_sites[name] = physical::regrid_sites(ia.node(carried.next), carried.scan_nodes(ia), c.size());
   Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
   const CheckpointRecord record = checkpoint_record(planned, train, batches, c.size());
@@ -199,26 +199,19 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     // iteration's loss, which it reaches through any path.
     const auto [broken, nonfinite] =
         checkpointed || iteration == train.iterations ? first_nonfinite(*ex, planned.carried, ia, c) : std::pair<std::string, Index>{"", 0};
-    if (iteration < train.iterations && std::isfinite(loss) && broken.empty()) {
-      for (const auto& [name, carried] : planned.carried) {
-        const physical::IaNode& n = ia.node(carried.next);
-        for (int scan : carried.scans) {
-          Index moved = 0;
-          if (auto tuples = exec::carry(c, ex->result(carried.next), n, ia.node(scan), moved)) {
-            in_place[scan] = std::move(*tuples);
-            carried_moved += moved;
-          }
-        }
-        // Scans on another chunk grid cut their chunks from the parts of X
-        // this rank receives (an X read whole, updated in blocks).
-        if (const auto& sites = regrid_sites.at(name); !sites.empty()) {
-          Index moved = 0;
-          const std::vector<Tuple> parts = exec::regrid(c, ex->result(carried.next), n, sites, moved);
-          carried_moved += moved;
-          whole[name] = std::make_shared<const exec::HostTensor>(exec::assemble(parts, n.type.tensor_shape(), n.type.chunk_shape));
-        }
+    // The run's Carry operators brought each X.next to where the next run
+    // reads X: its Scans take their tuples, and Scans on another chunk grid
+    // cut their chunks from the parts of X this rank received (an X read
+    // whole, updated in blocks).
+    for (const auto& [name, carried] : planned.carried)
+      for (int id : carried.carries) {
+        carried_moved += ex->stats()[static_cast<size_t>(id)].floats_moved;
+        if (iteration == train.iterations || !std::isfinite(loss) || !broken.empty()) continue;
+        const physical::CarryParams& carry = ia.node(id).carry();
+        const physical::IaNode& next = ia.node(carried.next);
+        if (!carry.regrid) in_place[carry.scans.at(0)] = ex->result(id);
+        else whole[name] = std::make_shared<const exec::HostTensor>(exec::assemble(ex->result(id), next.type.tensor_shape(), next.type.chunk_shape));
       }
-    }
     const double t = c.max(step.seconds());
     Index moved = 0;
     for (const exec::NodeRun& r : ex->stats()) moved += r.floats_moved;
@@ -252,8 +245,8 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   run.last = std::move(ex);
   run.seconds = c.max(all.seconds());
   const Index runs = train.iterations - resume.done;
-  if (runs > 1) {
-    const Index measured = c.sum(carried_moved) / (runs - 1);
+  if (runs > 0) {
+    const Index measured = carried_moved / runs;  // summed over the ranks by the executor
     Log::progress("between iterations the loop-carried tensors moved " + std::to_string(measured) + " floats per iteration (measured; predicted " +
                   std::to_string(predicted) + ")");
   }

@@ -2,12 +2,13 @@
 // A training deck's iterations: the step (forward, backward and update, one
 // IA plan) is planned once and run `iterations` times. Before each run the
 // batch tensors are pointed at the iteration's batch (model/batch_order) and
-// Adam's step scalars are set; after it every loop-carried tensor X (a
-// parameter, an optimizer's state) is handed from this run's X.next to the
-// next run's Scans of X where they live (exec/loop_carry.hpp): in place when
-// the update ends where the read starts, else by one Shuffle or Bcast of the
-// tuples that are elsewhere (an all-gather of the whole tensor only where
-// the chunk shapes differ). Rank 0 prints the loss and the rate and logs
+// Adam's step scalars are set; the run's Carry operators (the plan's last,
+// physical/ops/carry.hpp) hand every loop-carried tensor X (a parameter, an
+// optimizer's state) from this run's X.next to where the next run's Scans of
+// X read it: in place when the update ends where the read starts, else by
+// one Shuffle or Bcast of the tuples that are elsewhere (each chunk to the
+// ranks that read part of it where the chunk shapes differ), and the next run
+// starts from them. Rank 0 prints the loss and the rate and logs
 // them; checkpoints are written every `checkpoint.every` iterations and
 // after the last.
 //
@@ -26,9 +27,7 @@
 // A run that sees each batch more than once keeps them after their first
 // read where they fit (exec/batch_cache.hpp).
 //
-// Not yet as the issue wants it: the carried tensors' movement is charged
-// when labelings are compared (PlannedDeck::carried_floats), not inside the
-// IA optimizer's search; each run allocates its results afresh (on a host
+// Not yet as the issue wants it: each run allocates its results afresh (on a host
 // freed memory stays in the process, common/allocation.hpp; on a device the
 // chunk pool reuses it, core/chunk_pool.hpp).
 //

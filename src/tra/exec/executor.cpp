@@ -10,6 +10,7 @@
 #include "tra/exec/bound_kernels.hpp"
 #include "tra/exec/exchange_plan.hpp"
 #include "tra/exec/join_aggregate.hpp"
+#include "tra/exec/loop_carry.hpp"
 #include "tra/exec/operator_progress.hpp"
 #include "tra/io/generators.hpp"
 #include "tra/io/hdf5/reader.hpp"
@@ -172,6 +173,17 @@ std::vector<Tuple> Executor::step(const physical::MapParams& p, size_t at, Index
     else out.push_back({p.key_map(t.key), apply(p.array_map, t.chunk)});
   }
   return out;
+}
+
+template <>
+std::vector<Tuple> Executor::step(const physical::CarryParams& p, size_t at, Index& moved) {
+  const IaNode& next = plan_.node(plan_.nodes[at].inputs[0]);
+  std::vector<const IaNode*> scans;
+  for (int s : p.scans) scans.push_back(&plan_.node(s));
+  if (p.regrid) return regrid(comm_, input(at), next, physical::regrid_sites(next, scans, comm_.size()), moved);
+  auto out = carry(comm_, input(at), next, *scans.at(0), moved);
+  TRA_ASSERT(out, "p" << at << " carries " << p.tensor << " chunk for chunk to a Scan on other chunks");
+  return std::move(*out);
 }
 
 std::vector<Tuple> Executor::execute(size_t at, Index& moved) {

@@ -1,8 +1,9 @@
 #pragma once
 // Runs an IA plan on the MPI ranks: one rank is one site. Each node turns its
-// inputs' local tuples into its own; Bcast and Shuffle are the only steps that
-// talk to other ranks. Per node the executor measures wall time and the floats
-// actually sent between ranks, to stand next to the plan's prediction.
+// inputs' local tuples into its own; Bcast, Shuffle and a training step's
+// Carry (exec/loop_carry.hpp) are the only steps that talk to other ranks.
+// Per node the executor measures wall time and the floats actually sent
+// between ranks, to stand next to the plan's prediction.
 //
 // The Scans run first, then the ranks meet, then the other operators in plan
 // order: reading the inputs and computing are timed apart.

@@ -1,18 +1,18 @@
 #pragma once
-// Handing a loop-carried tensor (a parameter, an optimizer's state) from one
-// run of a training step to the next: the tuples of X.next, where this run
+// The Carry operator's step (physical/ops/carry.hpp, which predicts what it
+// moves): handing a loop-carried tensor (a parameter, an optimizer's state)
+// from one run of a training step to the next: the tuples of X.next, where this run
 // left them, become the next run's Scan of X, where the plan reads it. When
 // the update ends where the read starts (the same chunks on the same ranks,
 // or X.next held on every rank) nothing moves and no chunk is copied: the
 // parameters stay where they live. Otherwise the chunks move by one Shuffle
 // (or one Bcast for a read on every site) of exactly the tuples that are
-// elsewhere; physical::carry_floats predicts how many floats that is.
+// elsewhere.
 //
 // Where the update's chunks differ from the read's (a data-parallel plan
 // updates W in row blocks but reads it whole), each of X.next's chunks goes
 // to every rank whose Scans read part of it, and no further:
-// physical::regrid_sites says which ranks those are, physical::regrid_floats
-// what that moves.
+// physical::regrid_sites says which ranks those are.
 #include <map>
 #include <optional>
 #include <set>

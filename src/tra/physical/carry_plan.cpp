@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include "tra/physical/infer.hpp"
+#include "tra/physical/ops/ops.hpp"
+
 namespace tra::physical {
 
 std::map<Key, int> sites_of(const Distribution& d) {
@@ -41,26 +44,64 @@ std::map<Key, std::set<int>> regrid_sites(const IaNode& next, const std::vector<
   return out;
 }
 
-Index regrid_floats(const IaNode& next, const std::map<Key, std::set<int>>& sites) {
-  if (next.dist.everywhere || sites.empty()) return 0;
-  Index chunks = 0;
-  for (const auto& [k, site] : next.dist.at) {
-    const std::set<int>& to = sites.at(k);
-    chunks += static_cast<Index>(to.size()) - static_cast<Index>(to.count(site));
+std::vector<IaNode> carries(const IaPlan& plan, const std::vector<int>& live, const CarriedRoots& carried) {
+  // The Scans of each carried tensor, in the order of `carried` (the search
+  // calls this for every candidate).
+  std::vector<std::vector<int>> scans_of(carried.size());
+  for (int i : live) {
+    const IaNode& n = plan.node(i);
+    if (n.kind() != IaKind::Scan || !n.scan().source) continue;
+    if (auto x = carried.find(n.scan().source->name); x != carried.end())
+      scans_of[static_cast<size_t>(std::distance(carried.begin(), x))].push_back(i);
   }
-  return chunks * volume(next.type.chunk_shape);
+  std::vector<IaNode> out;
+  out.reserve(carried.size() + live.size() / 4);  // nodes are large: moved as few times as may be
+  size_t t = 0;
+  for (const auto& [x, root] : carried) {
+    const int next = plan.roots.at(static_cast<size_t>(root));
+    auto carry = [&](std::vector<int> scans, bool regrid) {
+      IaNode c;
+      c.params = CarryParams{x, std::move(scans), regrid};
+      c.inputs = {next};
+      out.push_back(std::move(c));
+    };
+    std::vector<int> other_chunks;
+    for (int s : scans_of[t++]) {
+      if (plan.node(s).type.chunk_shape == plan.node(next).type.chunk_shape) carry({s}, false);
+      else other_chunks.push_back(s);
+    }
+    if (!other_chunks.empty()) carry(std::move(other_chunks), true);
+  }
+  return out;
 }
 
-std::optional<Index> carry_floats(const IaNode& next, const IaNode& scan, int nranks) {
-  if (next.type.chunk_shape != scan.type.chunk_shape) return std::nullopt;
-  if (next.dist.everywhere) return 0;
-  const Index chunk = volume(scan.type.chunk_shape);
-  if (scan.dist.everywhere) return static_cast<Index>(next.dist.tuples()) * (nranks - 1) * chunk;
-  const std::map<Key, int> want = sites_of(scan.dist);
-  Index floats = 0;
-  for (const auto& [k, site] : next.dist.at)
-    if (auto w = want.find(k); w != want.end() && w->second != site) floats += chunk;
-  return floats;
+void add_carry_costs(PlanCost& c, const IaPlan& plan, const std::vector<int>& live, const CarriedRoots& carried, const Rates& rates) {
+  if (carried.empty()) return;
+  const ops::Context context{plan, plan.nsites};
+  for (IaNode& n : carries(plan, live, carried)) {
+    const CarryParams& p = n.carry();
+    ops::infer_traffic(p, n, context);
+    const double seconds = ops::seconds(p, n, rates, false);
+    c.seconds += seconds;
+    c.floats_moved += n.predicted_floats;
+    c.paper_cost += n.paper_cost;
+    ++c.operators;
+    c.node_seconds.push_back(seconds);
+  }
+}
+
+std::map<std::string, std::vector<int>> add_carries(IaPlan& plan, const CarriedRoots& carried) {
+  const std::vector<int> live = live_nodes(plan);
+  std::map<std::string, std::vector<int>> out;
+  for (IaNode& c : carries(plan, live, carried)) {
+    const std::string x = c.carry().tensor;
+    plan.nodes.push_back(std::move(c));
+    const int id = static_cast<int>(plan.nodes.size()) - 1;
+    plan.roots.push_back(id);
+    out[x].push_back(id);
+  }
+  infer_stale(plan);
+  return out;
 }
 
 }  // namespace tra::physical

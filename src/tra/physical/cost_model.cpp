@@ -53,7 +53,7 @@ std::vector<bool> folded_in_gemm(const IaPlan& plan, const std::vector<int>& liv
 
 }  // namespace
 
-PlanCost cost_of(const IaPlan& plan, const Rates& rates) {
+std::vector<int> live_nodes(const IaPlan& plan) {
   std::vector<bool> need(plan.nodes.size(), false);
   for (int r : plan.roots) need[static_cast<size_t>(r)] = true;
   for (size_t i = plan.nodes.size(); i-- > 0;)
@@ -62,6 +62,11 @@ PlanCost cost_of(const IaPlan& plan, const Rates& rates) {
   std::vector<int> live;
   for (size_t i = 0; i < plan.nodes.size(); ++i)
     if (need[i]) live.push_back(static_cast<int>(i));
+  return live;
+}
+
+PlanCost cost_of(const IaPlan& plan, const Rates& rates) {
+  const std::vector<int> live = live_nodes(plan);
   const std::vector<bool> gemm_folds = folded_in_gemm(plan, live);
   PlanCost c;
   c.node_seconds.assign(plan.nodes.size(), 0);

@@ -36,5 +36,7 @@ PlanCost cost_of(const IaPlan& plan, const Rates& rates);
 // normalize() would give them; node_seconds follows it): the optimizer costs
 // candidates before it normalizes them.
 PlanCost cost_of(const IaPlan& plan, const Rates& rates, const std::vector<int>& order);
+// The nodes the roots need, in plan order.
+std::vector<int> live_nodes(const IaPlan& plan);
 
 }  // namespace tra::physical

@@ -90,8 +90,11 @@ bool folds_in_gemm(const IaPlan& plan, int j, int agg) {
 std::string IaNode::where() const {
   return std::visit(
       [&](const auto& p) -> std::string {
-        if constexpr (std::decay_t<decltype(p)>::kPlaced) return p.placement.str();
-        else return dist.everywhere ? "All" : scattered ? "Scattered" : "one site each";
+        using Params = std::decay_t<decltype(p)>;
+        if constexpr (Params::kPlaced) return p.placement.str();
+        else if constexpr (std::is_same_v<Params, CarryParams>)  // a regridded chunk: a copy on each site that reads part of it
+          if (p.regrid && !dist.everywhere) return "copies where read";
+        return dist.everywhere ? "All" : scattered ? "Scattered" : "one site each";
       },
       params);
 }

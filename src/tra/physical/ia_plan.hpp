@@ -87,6 +87,7 @@ struct IaNode {
   const FilterParams& filter() const { return std::get<FilterParams>(params); }
   MapParams& map() { return std::get<MapParams>(params); }
   const MapParams& map() const { return std::get<MapParams>(params); }
+  const CarryParams& carry() const { return std::get<CarryParams>(params); }
   // Scan and Shuffle: where the tuples go, and the extents numbering the sites.
   Placement& placement() { return kind() == Kind::Scan ? scan().placement : shuffle().placement; }
   const Placement& placement() const { return kind() == Kind::Scan ? scan().placement : shuffle().placement; }
@@ -122,7 +123,8 @@ struct IaNode {
   bool is_replica() const { return kind() == Kind::LocalMap && map().replica; }  // a join strategy's replication
   std::string name() const;
   // Where its tuples are: a Scan's or Shuffle's placement, else All,
-  // Scattered, or one site each (EXPLAIN text, --explain=dot).
+  // Scattered, one site each, or (a regridding Carry) copies where read
+  // (EXPLAIN text, --explain=dot).
   std::string where() const;
 };
 

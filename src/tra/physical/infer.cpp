@@ -81,7 +81,10 @@ class Inference {
     // A filter or a shuffle of a relation whose keys are each on one site
     // leaves them so.
     const bool keeps_keys_apart = (n.kind() == IaNode::Kind::LocalFilter || n.kind() == IaNode::Kind::Shuffle) && !in(n).scattered;
-    if (!n.dist.everywhere && !keeps_keys_apart) {
+    // A carry's key on several sites is a copy of one whole chunk, not a
+    // partial aggregate.
+    const bool copies = n.kind() == IaNode::Kind::Carry;
+    if (!n.dist.everywhere && !keeps_keys_apart && !copies) {
       const std::vector<const Key*> keys = ops::sorted_keys(n.dist);
       n.scattered = std::adjacent_find(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a == *b; }) != keys.end();
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tra/physical/calibration.hpp"
+#include "tra/physical/carry_plan.hpp"
 #include "tra/physical/cost_model.hpp"
 #include "tra/physical/ia_plan.hpp"
 
@@ -25,6 +26,11 @@ struct OptimizerOptions {
   // peak per rank (memory_estimate.hpp) is above it is never chosen among
   // the labelings compared (app/plan_deck). 0: no limit.
   std::int64_t memory_per_rank = 0;
+  // A training step's loop-carried tensors (X -> the place of X.next among
+  // the plan's roots): every candidate is costed with the Carry operators it
+  // would end with (carry_plan.hpp), which the caller appends to the plan
+  // chosen (app/plan_deck).
+  CarriedRoots carried;
 };
 
 struct AppliedRule {

@@ -3,7 +3,9 @@
 // taken from the s = 2048 run of perf/eindecomp (every count scales with s²).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
+
 #include "tra/app/plan_deck.hpp"
 #include "tra/io/deck/deck_reader.hpp"
 
@@ -116,31 +118,68 @@ TEST(PlanDeck, NoCheckWhenDisabledPinnedOrAnotherPartitioner) {
 namespace tra::app {
 namespace {
 
-TEST(PlanDeck, LoopCarriedMovementAndMemoryDecideBetweenLabelings) {
-  // a's step is estimated faster, but its parameters must move 0.5 s'
-  // worth between iterations: b is the faster iteration. Under a memory
-  // bound only b fits, a candidate over it loses whatever its time.
+TEST(PlanDeck, TimeAndMemoryDecideBetweenLabelings) {
+  // a is estimated faster (a training step's estimate holds its Carry
+  // operators: an iteration's). Under a memory bound only b fits, and a
+  // candidate over it loses whatever its time.
   LabelingCandidate a, b;
   a.cost.seconds = 1.0;
-  a.carried_seconds = 0.5;
   b.cost.seconds = 1.2;
-  EXPECT_TRUE(preferred(b, a));
-  a.carried_seconds = 0;
   EXPECT_TRUE(preferred(a, b));
+  a.cost.seconds = 1.5;
+  EXPECT_TRUE(preferred(b, a));
+  a.cost.seconds = 1.0;
   a.peak_bytes = 2000;
   b.peak_bytes = 1000;
   EXPECT_TRUE(preferred(b, a, 1500));
   EXPECT_TRUE(preferred(b, a, 100));  // neither fits: the one that needs less
 }
 
-TEST(PlanDeck, ATrainingStepPredictsItsCarriedFloats) {
-  // logistic regression on 2 ranks: the weight vector (32 floats) is read
-  // on every rank and updated in halves, so each half travels to the other
-  // rank between iterations: 32 floats (the run measures the same;
-  // tests/regression/check_decks.py compares them).
+TEST(PlanDeck, ATrainingStepCarriesItsTensorsInThePlan) {
+  // logistic regression on 2 ranks, data-parallel: the weight vector (32
+  // floats) and Adam's two states are read whole on every rank and updated
+  // in halves, so each half travels to the other rank between iterations:
+  // 3 x 32 = 96 floats (the run measures the same;
+  // tests/regression/check_decks.py compares them). W is read as one chunk
+  // of 32: its Carry cuts the halves to it.
+  model::Workflow wf = io::read_deck(std::string(TRA_INPUTS_DIR) + "/logistic_adam.yaml");
+  wf.run.partitioner = model::RunOptions::Partitioner::DataParallel;
+  const PlannedDeck p = plan_deck(wf, 2, {});
+  EXPECT_EQ(p.carried_floats, 96);
+  EXPECT_EQ(chosen_candidate(p).carried_floats, 96);
+  // One Carry per Scan of W.exp_avg and W.exp_avg_sq and one for W, each a
+  // root, from its X.next; their floats are the plan's, and so is their time.
+  const physical::IaPlan& ia = p.optimized.chosen;
+  Index floats = 0;
+  int carries = 0;
+  for (const auto& [x, c] : p.carried) {
+    for (int id : c.carries) {
+      const physical::IaNode& n = ia.node(id);
+      ASSERT_EQ(n.kind(), physical::IaKind::Carry);
+      EXPECT_EQ(n.inputs, std::vector<int>{c.next});
+      EXPECT_EQ(n.carry().tensor, x);
+      EXPECT_EQ(n.carry().regrid, x == "W") << x;
+      EXPECT_NE(std::find(ia.roots.begin(), ia.roots.end(), id), ia.roots.end());
+      floats += n.predicted_floats;
+      ++carries;
+    }
+  }
+  EXPECT_EQ(carries, 3);
+  EXPECT_EQ(floats, 96);
+  EXPECT_GE(p.optimized.cost.floats_moved, 96);
+  EXPECT_NE(ia.str().find("Carry(W to p"), std::string::npos) << ia.str();
+}
+
+// The search weighs the carries like any other operator: on 2 ranks it reads
+// W in the halves the update leaves it in and broadcasts it for the forward
+// pass (32 floats in the step), rather than read it on every rank and carry
+// the halves back (as many floats, and one Scan and one Carry more).
+TEST(PlanDeck, TheSearchPlacesAnUpdateWhereTheNextIterationReadsIt) {
   const PlannedDeck p = plan_deck(io::read_deck(std::string(TRA_INPUTS_DIR) + "/logistic_adam.yaml"), 2, {});
-  EXPECT_EQ(p.carried_floats, 32);
-  EXPECT_EQ(chosen_candidate(p).carried_floats, 32);
+  EXPECT_EQ(p.carried_floats, 0);
+  ASSERT_EQ(p.carried.count("W"), 1u);
+  EXPECT_EQ(p.carried.at("W").scans.size(), 1u);
+  EXPECT_EQ(p.carried.at("W").carries.size(), 1u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "tra/physical/ops/aggregate.hpp"
 #include "tra/physical/ops/bcast.hpp"
+#include "tra/physical/ops/carry.hpp"
 #include "tra/physical/ops/filter.hpp"
 #include "tra/physical/ops/join.hpp"
 #include "tra/physical/ops/map.hpp"
@@ -16,9 +17,9 @@
 
 namespace tra::physical {
 
-using IaParams = std::variant<ScanParams, BcastParams, ShuffleParams, JoinParams, AggParams, FilterParams, MapParams>;
+using IaParams = std::variant<ScanParams, BcastParams, ShuffleParams, JoinParams, AggParams, FilterParams, MapParams, CarryParams>;
 
-enum class IaKind { Scan, Bcast, Shuffle, LocalJoin, LocalAgg, LocalFilter, LocalMap };
+enum class IaKind { Scan, Bcast, Shuffle, LocalJoin, LocalAgg, LocalFilter, LocalMap, Carry };
 constexpr int kIaKinds = static_cast<int>(std::variant_size_v<IaParams>);
 
 // Each kind is its parameters' index in IaParams.
@@ -26,7 +27,7 @@ template <IaKind K, class Params>
 constexpr bool kind_is = std::is_same_v<std::variant_alternative_t<static_cast<size_t>(K), IaParams>, Params>;
 static_assert(kind_is<IaKind::Scan, ScanParams> && kind_is<IaKind::Bcast, BcastParams> && kind_is<IaKind::Shuffle, ShuffleParams> &&
                   kind_is<IaKind::LocalJoin, JoinParams> && kind_is<IaKind::LocalAgg, AggParams> && kind_is<IaKind::LocalFilter, FilterParams> &&
-                  kind_is<IaKind::LocalMap, MapParams> && static_cast<int>(IaKind::LocalMap) + 1 == kIaKinds,
+                  kind_is<IaKind::LocalMap, MapParams> && kind_is<IaKind::Carry, CarryParams> && static_cast<int>(IaKind::Carry) + 1 == kIaKinds,
               "IaKind names IaParams' alternatives, in their order");
 
 }  // namespace tra::physical

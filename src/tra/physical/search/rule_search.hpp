@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tra/common/error.hpp"
+#include "tra/physical/carry_plan.hpp"
 #include "tra/physical/optimizer.hpp"
 #include "tra/physical/rules/join_strategies.hpp"
 #include "tra/physical/search/held_plan.hpp"
@@ -23,8 +24,17 @@ class Search {
     if (first_slot(last) + last->variants > 64) throw InternalError("optimizer: more than 64 rule variants to remember");
   }
 
-  PlanCost cost(const IaPlan& p) const { return cost_of(p, opt_.rates); }
-  PlanCost cost(const Held& h) const { return cost_of(h.plan, opt_.rates, h.order); }
+  // A training step's candidates with the Carry operators they would end with.
+  PlanCost cost(const IaPlan& p) const {
+    PlanCost c = cost_of(p, opt_.rates);
+    add_carry_costs(c, p, live_nodes(p), opt_.carried, opt_.rates);
+    return c;
+  }
+  PlanCost cost(const Held& h) const {
+    PlanCost c = cost_of(h.plan, opt_.rates, h.order);
+    add_carry_costs(c, h.plan, h.order, opt_.carried, opt_.rates);
+    return c;
+  }
 
   // Greedy descent to a fixed point: rules in order, each at every operator of
   // its kind; the first rewrite that lowers the cost is kept and the search
