@@ -17,30 +17,32 @@ namespace {
 
 using Partitioner = model::RunOptions::Partitioner;
 
-// The lowered deck optimized, for the outputs the deck writes.
-// Each X.next of a training step and the Scans of X in the plan.
-std::map<std::string, PlannedDeck::Carried> carried_tensors(const physical::IaPlan& ia, const std::map<std::string, int>& iteration_nodes) {
+// Each X.next of a training step (the loss carries nothing).
+std::map<std::string, PlannedDeck::Carried> carried_tensors(const std::map<std::string, int>& iteration_nodes) {
   std::map<std::string, PlannedDeck::Carried> out;
   for (const auto& [name, node] : iteration_nodes)
-    if (const std::string x = autodiff::carried_by(name); !x.empty()) out[x].next = node;  // (the loss carries nothing)
-  for (size_t i = 0; i < ia.nodes.size(); ++i) {
-    const physical::IaNode& n = ia.nodes[i];
-    if (n.kind() != physical::IaNode::Kind::Scan || !n.scan().source) continue;
-    if (auto c = out.find(n.scan().source->name); c != out.end()) c->second.scans.push_back(static_cast<int>(i));
-  }
+    if (const std::string x = autodiff::carried_by(name); !x.empty()) out[x].next = node;
   return out;
 }
 
 // The chosen plan with the Carry operators the search costed it with
 // (physical/carry_plan.hpp): a training step's estimate is an iteration's.
+// The Scans of each X are those its Carry operators feed.
 void add_carries(PlannedDeck& p, const physical::OptimizerOptions& options) {
   if (options.carried.empty()) return;
+  const physical::IaPlan& ia = p.optimized.chosen;
   for (auto& [x, carries] : physical::add_carries(p.optimized.chosen, options.carried)) {
-    for (int id : carries) p.carried_floats += p.optimized.chosen.node(id).predicted_floats;
-    p.carried[x].carries = std::move(carries);
+    PlannedDeck::Carried& c = p.carried[x];
+    for (int id : carries) {
+      p.carried_floats += ia.node(id).predicted_floats;
+      c.scans.insert(c.scans.end(), ia.node(id).carry().scans.begin(), ia.node(id).carry().scans.end());
+    }
+    c.carries = std::move(carries);
   }
   p.optimized.cost = physical::cost_of(p.optimized.chosen, options.rates);
 }
+
+// The lowered deck optimized, for the outputs the deck writes.
 
 PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nranks, physical::OptimizerOptions options) {
   physical::IaPlan table1 = physical::compile(low.plan, nranks);
@@ -79,7 +81,7 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
   p.optimized = physical::optimize(table1, options);
   p.output_nodes = p.optimized.chosen.roots;
   for (size_t i = 0; i < carried.size(); ++i) p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
-  p.carried = carried_tensors(p.optimized.chosen, p.iteration_nodes);
+  p.carried = carried_tensors(p.iteration_nodes);
   add_carries(p, options);
   p.memory = physical::estimate_memory(p.optimized.chosen);
   p.lowering = std::move(low);

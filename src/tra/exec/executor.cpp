@@ -177,11 +177,14 @@ std::vector<Tuple> Executor::step(const physical::MapParams& p, size_t at, Index
 
 template <>
 std::vector<Tuple> Executor::step(const physical::CarryParams& p, size_t at, Index& moved) {
-  const IaNode& next = plan_.node(plan_.nodes[at].inputs[0]);
-  std::vector<const IaNode*> scans;
-  for (int s : p.scans) scans.push_back(&plan_.node(s));
-  if (p.regrid) return regrid(comm_, input(at), next, physical::regrid_sites(next, scans, comm_.size()), moved);
-  auto out = carry(comm_, input(at), next, *scans.at(0), moved);
+  const IaNode& n = plan_.nodes[at];
+  const IaNode& next = plan_.node(n.inputs[0]);
+  if (p.regrid) {  // each chunk to the sites inference sent it to (physical::regrid_sites)
+    std::map<Key, std::set<int>> sites;
+    for (const auto& [k, site] : n.dist.at) sites[k].insert(site);
+    return regrid(comm_, input(at), next, sites, moved);
+  }
+  auto out = carry(comm_, input(at), next, plan_.node(p.scans.at(0)), moved);
   TRA_ASSERT(out, "p" << at << " carries " << p.tensor << " chunk for chunk to a Scan on other chunks");
   return std::move(*out);
 }
