@@ -10,6 +10,7 @@
 #include "tra/common/text.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/physical/infer.hpp"
+#include "tra/physical/memory_estimate.hpp"
 #include "tra/physical/plan_edit.hpp"
 #include "tra/physical/search/rule_search.hpp"
 #include "tra/physical/verify.hpp"
@@ -44,18 +45,23 @@ struct SearchState {
   std::map<int, std::string> unforced;  // joins the forced family has no plan for, and why
 };
 
-// Phase "rules": the simple rules to a fixed point. R2-6's three forms of a
-// join are among the join strategies tried next, with the costs of all of
-// them side by side; shuffle-spread, share-exchange and broadcast-below are the last phase's.
-int simple_rules(SearchState& st) {
+// The simple rules: all but R2-6, whose three forms of a join are among the
+// join strategies (tried with the costs of all of them side by side), and
+// shuffle-spread, share-exchange and broadcast-below, the placement phase's.
+const std::set<std::string>& simple_rule_names() {
   static const std::set<std::string> simple = [] {
     std::set<std::string> s;
     for (const Rule* r : all_rules())
       if (r->name != "R2-6" && r->name != "shuffle-spread" && r->name != "share-exchange" && r->name != "broadcast-below") s.insert(r->name);
     return s;
   }();
+  return simple;
+}
+
+// Phase "rules": the simple rules to a fixed point.
+int simple_rules(SearchState& st) {
   const size_t before = st.out.applied.size();
-  st.search.settle(st.best, &simple, &st.out.applied);
+  st.search.settle(st.best, &simple_rule_names(), &st.out.applied);
   st.best.tidy();
   return static_cast<int>(st.out.applied.size() - before);
 }
@@ -213,6 +219,45 @@ int strategies_again(SearchState& st) {
   return count;
 }
 
+// Phase "everywhere": the whole plan on every site. Every input read on
+// every site and no Bcast or Shuffle left: each rank computes every result,
+// and nothing moves but what a training step carries to the next iteration
+// (nothing, when the next iteration reads it on every site too). For a step
+// of microseconds (logistic regression's, the LLaMA block's gradients) the
+// collectives' latency is the cost, and this plan is cheapest; but it is
+// many join-by-join moves away from the split plans the strategies settle,
+// so the search never reached it (a restricted search did, by another path).
+// Made from the compiled plan, its kernels composed by the simple rules, and
+// taken when it is cheaper and fits the memory per rank. Not tried where
+// reading on every site is off (scan-all), a family is forced (a plan
+// without join strategies is none of them), or there is one site.
+int whole_plan_everywhere(SearchState& st) {
+  if (st.out.initial.nsites == 1 || st.options.disabled.count("scan-all") || st.options.strategy != "auto") return 0;
+  IaPlan p = st.out.initial;
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    IaNode& n = p.nodes[i];
+    if (n.kind() != IaNode::Kind::Scan) continue;
+    n.placement() = Placement::all();
+    n.site_grid() = {};
+  }
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    const IaNode::Kind k = p.nodes[i].kind();
+    if (k == IaNode::Kind::Bcast || k == IaNode::Kind::Shuffle) redirect(p, static_cast<int>(i), p.nodes[i].inputs[0]);
+  }
+  normalize(p);
+  for (auto& n : p.nodes) n.stale = true;
+  infer(p);
+  if (!invalid_reason(p).empty()) return 0;
+  Held h(std::move(p), PlanCost{});
+  h.cost = st.search.cost(h);
+  st.search.settle(h, &simple_rule_names(), nullptr);
+  h.tidy();
+  if (!h.cost.better_than(st.best.cost)) return 0;
+  if (st.options.memory_per_rank > 0 && estimate_memory(h.plan).peak_bytes > st.options.memory_per_rank) return 0;
+  st.best = std::move(h);
+  return 1;
+}
+
 struct Phase {
   const char* name;  // as --disable and --explain name it
   const char* what;
@@ -224,6 +269,7 @@ const Phase kPhases[] = {
     {"strategies", "join strategies, join by join", [](SearchState& st) { return static_cast<int>(join_strategies_pass(st, 0).size()); }},
     {"strategies-again", "join strategies again, in the context of the later choices", strategies_again},
     {"placement", "shuffles' groups spread over every site where that is sooner", final_placement},
+    {"everywhere", "the whole plan on every site (every input read everywhere, nothing moved) where that is sooner", whole_plan_everywhere},
 };
 
 }  // namespace

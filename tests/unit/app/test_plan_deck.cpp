@@ -141,10 +141,14 @@ TEST(PlanDeck, ATrainingStepCarriesItsTensorsInThePlan) {
   // in halves, so each half travels to the other rank between iterations:
   // 3 x 32 = 96 floats (the run measures the same;
   // tests/regression/check_decks.py compares them). W is read as one chunk
-  // of 32: its Carry cuts the halves to it.
+  // of 32: its Carry cuts the halves to it. (Without the phase that puts
+  // the whole step on every rank, which for a step this small is cheaper
+  // still and carries nothing: PlanDeck.ATinyStepRunsWholeOnEveryRank.)
   model::Workflow wf = io::read_deck(std::string(TRA_INPUTS_DIR) + "/logistic_adam.yaml");
   wf.run.partitioner = model::RunOptions::Partitioner::DataParallel;
-  const PlannedDeck p = plan_deck(wf, 2, {});
+  physical::OptimizerOptions split;
+  split.disabled.insert("everywhere");
+  const PlannedDeck p = plan_deck(wf, 2, split);
   EXPECT_EQ(p.carried_floats, 96);
   EXPECT_EQ(chosen_candidate(p).carried_floats, 96);
   // One Carry per Scan of W.exp_avg and W.exp_avg_sq and one for W, each a
@@ -175,11 +179,43 @@ TEST(PlanDeck, ATrainingStepCarriesItsTensorsInThePlan) {
 // pass (32 floats in the step), rather than read it on every rank and carry
 // the halves back (as many floats, and one Scan and one Carry more).
 TEST(PlanDeck, TheSearchPlacesAnUpdateWhereTheNextIterationReadsIt) {
-  const PlannedDeck p = plan_deck(io::read_deck(std::string(TRA_INPUTS_DIR) + "/logistic_adam.yaml"), 2, {});
+  physical::OptimizerOptions split;
+  split.disabled.insert("everywhere");
+  const PlannedDeck p = plan_deck(io::read_deck(std::string(TRA_INPUTS_DIR) + "/logistic_adam.yaml"), 2, split);
   EXPECT_EQ(p.carried_floats, 0);
   ASSERT_EQ(p.carried.count("W"), 1u);
   EXPECT_EQ(p.carried.at("W").scans.size(), 1u);
   EXPECT_EQ(p.carried.at("W").carries.size(), 1u);
+}
+
+// A step of microseconds is cheapest computed whole on every rank: every
+// input read everywhere, nothing broadcast or shuffled, and the updated
+// tensors already where the next iteration reads them (the optimizer's
+// "everywhere" phase). Cheaper by the estimate than the best split plan; and
+// where the memory per rank cannot hold a whole copy, a split plan it is.
+TEST(PlanDeck, ATinyStepRunsWholeOnEveryRank) {
+  const model::Workflow wf = io::read_deck(std::string(TRA_INPUTS_DIR) + "/logistic_adam.yaml");
+  const PlannedDeck whole = plan_deck(wf, 2, {});
+  const physical::IaPlan& ia = whole.optimized.chosen;
+  for (const auto& n : ia.nodes) {
+    EXPECT_NE(n.kind(), physical::IaKind::Bcast) << ia.str();
+    EXPECT_NE(n.kind(), physical::IaKind::Shuffle) << ia.str();
+    if (n.kind() == physical::IaKind::Scan) EXPECT_TRUE(n.dist.everywhere) << ia.str();
+  }
+  EXPECT_EQ(whole.optimized.cost.floats_moved, 0);
+  EXPECT_EQ(whole.carried_floats, 0);
+  physical::OptimizerOptions split;
+  split.disabled.insert("everywhere");
+  const PlannedDeck parted = plan_deck(wf, 2, split);
+  EXPECT_GT(parted.optimized.cost.floats_moved, 0);
+  EXPECT_LT(whole.optimized.cost.seconds, parted.optimized.cost.seconds);
+
+  physical::OptimizerOptions tight;
+  tight.memory_per_rank = chosen_candidate(whole).peak_bytes - 1;
+  ASSERT_LT(chosen_candidate(parted).peak_bytes, tight.memory_per_rank);
+  const PlannedDeck fits = plan_deck(wf, 2, tight);
+  EXPECT_GT(fits.optimized.cost.floats_moved, 0);
+  EXPECT_LE(chosen_candidate(fits).peak_bytes, tight.memory_per_rank);
 }
 
 }  // namespace

@@ -199,8 +199,8 @@ TEST(Optimizer, DisabledRulesAreNotApplied) {
 TEST(Optimizer, PhasesAreNamedTimedAndSwitchable) {
   const IaPlan p = table_one(matmul(64, 64, 64), 4, {"C"});
   const Optimized all = tra::physical::optimize(p, {});
-  ASSERT_EQ(all.phases.size(), 4u);
-  EXPECT_EQ(tra::physical::optimizer_phase_names(), (std::vector<std::string>{"rules", "strategies", "strategies-again", "placement"}));
+  ASSERT_EQ(all.phases.size(), 5u);
+  EXPECT_EQ(tra::physical::optimizer_phase_names(), (std::vector<std::string>{"rules", "strategies", "strategies-again", "placement", "everywhere"}));
   for (size_t i = 0; i < all.phases.size(); ++i) {
     EXPECT_EQ(all.phases[i].name, tra::physical::optimizer_phase_names()[i]);
     EXPECT_FALSE(all.phases[i].skipped);
