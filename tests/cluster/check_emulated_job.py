@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""A job on the emulated cluster (scripts/cluster/emulate), end to end: two
+nodes with links shaped to 200 Mbit/s; tra-calibrate there measures a network
+no faster than the links; inputs/matmul.yaml on one rank per node gives the
+result one rank gives on its own, and the bytes its shuffles move really
+cross the nodes' links (the links' byte counters grow by at least the floats
+the run measured, and not by much more). Skipped (exit 77) where network
+namespaces cannot be made: not root, or a container without the rights.
+
+usage: check_emulated_job.py --tra-run PATH --tra-calibrate PATH --root SOURCE_DIR
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+SKIP = 77
+NAME = "tratest"  # its own cluster name and subnet: a user's cluster is left alone
+SUBNET = "10.78.0"
+MBIT = 200
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def sent_bytes(node):
+    """Bytes the node's link has sent out of it (its tc counter)."""
+    out = run(["ip", "netns", "exec", f"{NAME}-node{node}", "tc", "-s", "qdisc", "show", "dev", "eth0"]).stdout
+    m = re.search(r"Sent (\d+) bytes", out)
+    if not m:
+        sys.exit(f"FAIL: no byte counter on node{node}'s link:\n{out}")
+    return int(m.group(1))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tra-run", required=True)
+    ap.add_argument("--tra-calibrate", required=True)
+    ap.add_argument("--root", required=True)
+    args = ap.parse_args()
+    emulate = os.path.join(args.root, "scripts/cluster/emulate")
+    mpirun = os.path.join(args.root, "scripts/cluster/mpirun")
+    # Bad usage: one message naming the option, exit 2, nothing made.
+    for cmd, said in (([emulate, "start", "--nodes", "0"], "--nodes 0"), ([emulate, "begin"], "unknown command 'begin'"),
+                      ([emulate, "start", "--subnet", "8.8.8"], "--subnet 8.8.8"), ([mpirun, "--name", "nosuch", "-np", "2", "true"], "no emulated cluster 'nosuch'")):
+        b = run(cmd)
+        if b.returncode != 2 or said not in b.stdout:
+            sys.exit(f"FAIL: {' '.join(cmd[1:])}: exit {b.returncode}, said:\n{b.stdout}")
+    if os.geteuid() != 0:
+        print("SKIP: the emulated cluster needs root (network namespaces, tc)")
+        return SKIP
+    start = run([emulate, "start", "--name", NAME, "--subnet", SUBNET, "--nodes", "2", "--bandwidth", f"{MBIT}mbit"])
+    if start.returncode != 0:
+        if re.search(r"Operation not permitted|Permission denied|cannot create namespace|RTNETLINK", start.stdout):
+            print("SKIP: network namespaces cannot be made here:\n" + start.stdout)
+            return SKIP
+        sys.exit("FAIL: emulate start:\n" + start.stdout)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            job = [mpirun, "--name", NAME, "-np", "2"]
+            # The network the cost model would see there: the links' rate, not memory's.
+            cal = os.path.join(tmp, "cluster.yaml")
+            c = run(job + [args.tra_calibrate, "-o", cal], timeout=300)
+            if c.returncode != 0:
+                sys.exit("FAIL: tra-calibrate on the emulated cluster:\n" + c.stdout)
+            rates = dict(re.findall(r"^\s*(shuffle_bytes|bcast_bytes):\s*([0-9.e+-]+)", open(cal).read(), re.M))
+            link = MBIT * 1e6 / 8
+            for what, rate in rates.items():
+                rate = float(rate)
+                print(f"{what}: {rate:.3g} B/s on links of {link:.3g} B/s")
+                if not link / 5 < rate < link * 1.15:
+                    sys.exit(f"FAIL: {what} {rate:.3g} B/s measured through links shaped to {link:.3g} B/s")
+            deck = os.path.join(args.root, "inputs/matmul.yaml")
+            for d in ("cluster", "local"):
+                os.mkdir(os.path.join(tmp, d))
+            before = [sent_bytes(0), sent_bytes(1)]
+            report = os.path.join(tmp, "run.json")
+            r = run(job + [args.tra_run, deck, "--output-dir", os.path.join(tmp, "cluster"), "--report", report], timeout=300)
+            if r.returncode != 0:
+                sys.exit("FAIL: tra-run on the emulated cluster:\n" + r.stdout)
+            crossed = sum(sent_bytes(i) - before[i] for i in range(2))
+            moved = json.load(open(report))["totals"]["moved_floats"]
+            print(f"floats moved {moved} ({8 * moved} bytes); the links carried {crossed} bytes")
+            if moved <= 0:
+                sys.exit("FAIL: the job moved nothing between the nodes")
+            # Every float that moved crossed a link, and little else did (the
+            # daemons' launch messages and TCP's headers).
+            if not 8 * moved <= crossed <= 8 * moved * 1.2 + 2e6:
+                sys.exit(f"FAIL: {crossed} bytes crossed the links for {8 * moved} bytes of floats")
+            local = run([args.tra_run, deck, "--output-dir", os.path.join(tmp, "local")], timeout=300)
+            if local.returncode != 0:
+                sys.exit("FAIL: tra-run on one rank:\n" + local.stdout)
+            a = h5py.File(os.path.join(tmp, "cluster", "matmul.h5"), "r")
+            b = h5py.File(os.path.join(tmp, "local", "matmul.h5"), "r")
+            names = []
+            a.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+            for n in names:
+                x, y = a[n][()], b[n][()]
+                # The same sums, blocked differently: K-long reductions within K eps of their magnitudes.
+                k = 400
+                bound = k * np.finfo(np.float64).eps * max(1.0, float(np.max(np.abs(y))))
+                err = float(np.max(np.abs(x - y)))
+                print(f"{n}: max |cluster - one rank| = {err:.3g} (bound {bound:.3g})")
+                if err > bound:
+                    sys.exit(f"FAIL: {n} differs from the one-rank run by {err:.3g}")
+    finally:
+        stop = run([emulate, "stop", "--name", NAME])
+        if stop.returncode != 0:
+            print("emulate stop failed:\n" + stop.stdout)
+    print("check_emulated_job: a 2-node job on shaped links, bytes across them, same result")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
