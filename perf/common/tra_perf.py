@@ -2,6 +2,7 @@
 script uses, scaled copies of the example decks, and running tra-run under
 mpirun with its timings read from its JSON run report (--report). Imported
 by perf/plans/run, perf/eindecomp/run and perf/train/run."""
+import atexit
 import json
 import os
 import re
@@ -54,11 +55,16 @@ def warn_if_loaded(prog):
 
 def work_dir(prog, keep):
     """Where decks and logs go: --keep DIR, or a fresh temporary folder (in
-    memory when /dev/shm exists, so writing results costs no disk time)."""
+    memory when /dev/shm exists, so writing results costs no disk time),
+    removed when the script exits, however it exits but by a signal (it
+    holds the data files: left behind, they would fill the machine's memory
+    run after run)."""
     if keep:
         os.makedirs(keep, exist_ok=True)
         return os.path.abspath(keep)
-    return tempfile.mkdtemp(prefix=prog.replace("/", "-") + ".", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    tmp = tempfile.mkdtemp(prefix=prog.replace("/", "-") + ".", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    return tmp
 
 
 def scaled_deck(prog, case, tensors):
@@ -190,3 +196,13 @@ def calibrate(prog, how, tra_run, mpirun, env, tmp, ranks):
         files[r] = path
     return files, "measured here by tra-calibrate at " + " and ".join(str(r) for r in sorted(files)) + " ranks, before the runs"
 
+
+
+def write_json(path, data):
+    """`data` as JSON into `path`, written under a temporary name and renamed
+    into place (a reader never sees half a file)."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
