@@ -234,8 +234,7 @@ int strategies_again(SearchState& st) {
 int whole_plan_everywhere(SearchState& st) {
   if (st.out.initial.nsites == 1 || st.options.disabled.count("scan-all") || st.options.strategy != "auto") return 0;
   IaPlan p = st.out.initial;
-  for (size_t i = 0; i < p.nodes.size(); ++i) {
-    IaNode& n = p.nodes[i];
+  for (IaNode& n : p.nodes) {
     if (n.kind() != IaNode::Kind::Scan) continue;
     n.placement() = Placement::all();
     n.site_grid() = {};
