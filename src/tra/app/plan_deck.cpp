@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <sstream>
 #include <variant>
 
@@ -135,7 +137,7 @@ LabelingCandidate candidate(const std::string& partitioner, const PlannedDeck& p
 constexpr double kSameTime = 0.01;
 
 // plan_deck on a workflow whose gradients, if any, are in its graph.
-PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options);
+PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options, const comm::Communicator* team);
 
 }  // namespace
 
@@ -160,15 +162,15 @@ bool preferred(const LabelingCandidate& a, const LabelingCandidate& b, std::int6
 
 LabelingCandidate chosen_candidate(const PlannedDeck& p) { return candidate("chosen", p); }
 
-PlannedDeck plan_deck(const model::Workflow& deck, int nranks, const physical::OptimizerOptions& options) {
+PlannedDeck plan_deck(const model::Workflow& deck, int nranks, const physical::OptimizerOptions& options, const comm::Communicator* team) {
   if (!deck.train) {
-    PlannedDeck best = plan_labelings(deck, nranks, options);
+    PlannedDeck best = plan_labelings(deck, nranks, options, team);
     best.deck_statements = deck.graph.size();
     return best;
   }
   autodiff::Gradients g = autodiff::with_gradients(deck);
   if (deck.train->optimizer) autodiff::add_updates(g, *deck.train->optimizer);
-  PlannedDeck best = plan_labelings(g.workflow, nranks, options);
+  PlannedDeck best = plan_labelings(g.workflow, nranks, options, team);
   best.deck_statements = g.forward;
   return best;
 }
@@ -182,46 +184,117 @@ std::string gradients_text(const PlannedDeck& p) {
 
 namespace {
 
-PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options) {
-  PlannedDeck best = optimized(logical::lower(wf, nranks), wf, nranks, options);
-  best.workflow = wf;
-  const std::size_t free = free_statements(wf);
-  if (wf.run.partitioner != Partitioner::EinDecomp || free == 0) return best;
-  if (options.disabled.count(kBaselineLabelings)) {
-    best.check_note = "not checked against the baselines' labelings (" + std::string(kBaselineLabelings) + " disabled)";
-    return best;
-  }
-  if (free > kMaxCheckedStatements) {
-    best.check_note = "not checked against the baselines' labelings (" + std::to_string(free) + " statements; the check runs up to " +
-                      std::to_string(kMaxCheckedStatements) + ")";
-    return best;
-  }
+// What a rank sends of each labeling it optimized (the others' slots stay
+// -inf, so that a max over the ranks gathers them): whether its optimization
+// failed, and its candidate's numbers.
+constexpr std::size_t kSlots = 9;
 
-  std::vector<LabelingCandidate> candidates{candidate("eindecomp", best)};
-  candidates[0].chosen = true;
-  std::vector<std::map<std::string, std::map<std::string, Index>>> seen{best.lowering.d};  // per candidate
-  std::size_t chosen = 0;
+void put(std::vector<double>& v, std::size_t i, const LabelingCandidate* c) {
+  double* s = &v[i * kSlots];
+  s[0] = c ? 0 : 1;
+  if (!c) return;
+  s[1] = c->cost.seconds;
+  s[2] = static_cast<double>(c->cost.floats_moved);
+  s[3] = c->cost.paper_cost;
+  s[4] = c->cost.flops;
+  s[5] = c->cost.operators;
+  s[6] = static_cast<double>(c->replicated_reads);
+  s[7] = static_cast<double>(c->peak_bytes);
+  s[8] = static_cast<double>(c->carried_floats);
+}
+
+bool failed(const std::vector<double>& v, std::size_t i) { return v[i * kSlots] != 0; }
+
+void take(const std::vector<double>& v, std::size_t i, LabelingCandidate& c) {
+  const double* s = &v[i * kSlots];
+  c.cost.seconds = s[1];
+  c.cost.floats_moved = static_cast<Index>(s[2]);
+  c.cost.paper_cost = s[3];
+  c.cost.flops = s[4];
+  c.cost.operators = static_cast<int>(s[5]);
+  c.replicated_reads = static_cast<Index>(s[6]);
+  c.peak_bytes = static_cast<std::int64_t>(s[7]);
+  c.carried_floats = static_cast<Index>(s[8]);
+}
+
+// Why EinDecomp's labeling alone is planned, or "" when the baselines'
+// labelings are checked too.
+std::string no_check_note(const model::Workflow& wf, const physical::OptimizerOptions& options) {
+  const std::size_t free = free_statements(wf);
+  if (wf.run.partitioner != Partitioner::EinDecomp || free == 0) return "-";
+  if (options.disabled.count(kBaselineLabelings))
+    return "not checked against the baselines' labelings (" + std::string(kBaselineLabelings) + " disabled)";
+  if (free > kMaxCheckedStatements)
+    return "not checked against the baselines' labelings (" + std::to_string(free) + " statements; the check runs up to " +
+           std::to_string(kMaxCheckedStatements) + ")";
+  return "";
+}
+
+PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options, const comm::Communicator* team) {
+  if (const std::string note = no_check_note(wf, options); !note.empty()) {
+    PlannedDeck best = optimized(logical::lower(wf, nranks), wf, nranks, options);
+    best.workflow = wf;
+    if (note != "-") best.check_note = note;
+    return best;
+  }
+  // The labelings: EinDecomp's, then the baselines', each either new or the
+  // same d's as an earlier one.
+  std::vector<logical::Lowering> lows{logical::lower(wf, nranks)};
+  std::vector<LabelingCandidate> candidates(1);
+  candidates[0].partitioner = "eindecomp";
   for (Partitioner k : {Partitioner::ModelParallel, Partitioner::DataParallel, Partitioner::Sqrt}) {
-    logical::Lowering low = logical::lower(wf, nranks, k);
     LabelingCandidate c;
     c.partitioner = decomp::partitioner_name(k);
-    for (std::size_t i = 0; i < seen.size() && c.same_as.empty(); ++i)
-      if (seen[i] == low.d) c.same_as = candidates[i].partitioner;
-    seen.push_back(low.d);
-    if (c.same_as.empty()) {  // a labeling not tried yet: optimize it
-      PlannedDeck p = optimized(std::move(low), wf, nranks, options);
-      c = candidate(c.partitioner, p);
-      if (preferred(c, candidates[chosen], options.memory_per_rank)) {
-        candidates[chosen].chosen = false;
-        c.chosen = true;
-        chosen = candidates.size();
-        best = std::move(p);
-        best.workflow = wf;
-        best.lowering.decomposition.partitioner = "eindecomp, with " + c.partitioner + "'s d's (their IA plan is cheaper; see the check below)";
-      }
-    }
+    logical::Lowering low = logical::lower(wf, nranks, k);
+    for (std::size_t i = 0; i < lows.size() && c.same_as.empty(); ++i)
+      if (lows[i].d == low.d) c.same_as = candidates[i].partitioner;
+    lows.push_back(std::move(low));
     candidates.push_back(std::move(c));
   }
+  std::vector<std::size_t> distinct;  // the labelings to optimize
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].same_as.empty()) distinct.push_back(i);
+
+  // Each rank optimizes its share of them (all of them without a team).
+  const int rank = team ? team->rank() : 0, size = team ? team->size() : 1;
+  std::map<std::size_t, PlannedDeck> planned;  // labeling -> its plan, on this rank
+  std::vector<double> shared(kSlots * candidates.size(), -std::numeric_limits<double>::infinity());
+  auto plan_one = [&](std::size_t i) -> PlannedDeck& {
+    PlannedDeck& p = planned[i] = optimized(lows[i], wf, nranks, options);
+    p.workflow = wf;
+    return p;
+  };
+  for (std::size_t j = 0; j < distinct.size(); ++j) {
+    if (static_cast<int>(j % static_cast<std::size_t>(size)) != rank) continue;
+    const std::size_t i = distinct[j];
+    try {
+      const LabelingCandidate c = candidate(candidates[i].partitioner, plan_one(i));
+      put(shared, i, &c);
+    } catch (...) {
+      if (size == 1) throw;
+      put(shared, i, nullptr);  // said below, on every rank alike
+    }
+  }
+  if (size > 1) team->max(shared);
+  for (std::size_t i : distinct) {
+    // A labeling that failed on its rank fails here too: the same error on
+    // every rank, as when each rank planned every labeling.
+    if (failed(shared, i)) {
+      plan_one(i);
+      throw InternalError("planning the " + candidates[i].partitioner + " labeling failed on another rank only");
+    }
+    take(shared, i, candidates[i]);
+  }
+
+  // The winner, compared in the order the labelings came: the first of two alike.
+  std::size_t chosen = 0;
+  for (std::size_t i : distinct)
+    if (i != 0 && preferred(candidates[i], candidates[chosen], options.memory_per_rank)) chosen = i;
+  candidates[chosen].chosen = true;
+  if (!planned.count(chosen)) plan_one(chosen);  // another rank's: planned here too
+  PlannedDeck best = std::move(planned[chosen]);
+  if (chosen != 0)
+    best.lowering.decomposition.partitioner = "eindecomp, with " + candidates[chosen].partitioner + "'s d's (their IA plan is cheaper; see the check below)";
   best.candidates = std::move(candidates);
   return best;
 }

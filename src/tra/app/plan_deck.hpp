@@ -19,11 +19,16 @@
 // (docs/eindecomp.md).
 // The check costs one optimization per distinct labeling, so it is skipped
 // for graphs of more than kMaxCheckedStatements EinSum statements, and can be
-// switched off with `--disable baseline-labelings`.
+// switched off with `--disable baseline-labelings`. Given the ranks'
+// communicator, the ranks share it: each optimizes every size-th labeling,
+// they exchange the candidates' costs, and each optimizes the winner too if it
+// was another's (the optimizer is deterministic, so every rank ends with the
+// same plan): at 4 ranks 2 optimizations a rank instead of 4.
 #include <map>
 #include <string>
 #include <vector>
 
+#include "tra/comm/communicator.hpp"
 #include "tra/logical/lower.hpp"
 #include "tra/model/workflow.hpp"
 #include "tra/physical/memory_estimate.hpp"
@@ -79,7 +84,9 @@ struct PlannedDeck {
   std::string check_note;  // why there was no check, when there was a reason to say
 };
 
-PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options);
+// `team`: the ranks that share the labelings' check (collective over it); none:
+// this process checks every labeling itself. The plan is the same either way.
+PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options, const comm::Communicator* team = nullptr);
 
 // The chosen plan as a candidate (its cost with its Carry operators,
 // replicated reads and carried floats), to compare planned decks by

@@ -316,7 +316,7 @@ void plan_stage(Run& r) {
   r.planning.restart();
   r.limit = memory_limit(r.wf, c);
   r.optimizer.memory_per_rank = r.limit.bytes;
-  r.planned = plan_deck(r.wf, c.size(), r.optimizer);
+  r.planned = plan_deck(r.wf, c.size(), r.optimizer, &c);
   const PlannedDeck& planned = r.planned;
   agree_plan(planned, c);
   if (planned.memory.peak_bytes > r.limit.bytes) {
