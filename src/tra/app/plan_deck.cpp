@@ -294,7 +294,8 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
   if (!planned.count(chosen)) plan_one(chosen);  // another rank's: planned here too
   PlannedDeck best = std::move(planned[chosen]);
   if (chosen != 0)
-    best.lowering.decomposition.partitioner = "eindecomp, with " + candidates[chosen].partitioner + "'s d's (their IA plan is cheaper; see the check below)";
+    best.lowering.decomposition.partitioner =
+        "eindecomp, with " + candidates[chosen].partitioner + "'s d's (their IA plan is cheaper; see the check below)";
   best.candidates = std::move(candidates);
   return best;
 }
