@@ -61,8 +61,11 @@ class RunSection : public DeckValues {
       if (!it->second.IsMap()) fail(it->second, "the partitioning of '" + key + "' maps labels to parts, as in {i: 2, j: 1}");
       auto& d = wf.run.partitioning[key];
       wf.run.partitioning_loc[key] = loc(it->first);
-      for (auto l = it->second.begin(); l != it->second.end(); ++l)
-        d[l->first.as<std::string>()] = integer(l->second, "the parts of label " + l->first.as<std::string>(), 1);
+      for (auto l = it->second.begin(); l != it->second.end(); ++l) {
+        const std::string label = l->first.as<std::string>();
+        if (l->second.IsNull()) fail(l->first, "label '" + label + "' of the partitioning of '" + key + "' has no parts" + colon_hint(label));
+        d[label] = integer(l->second, "the parts of label " + label, 1);
+      }
     }
   }
 

@@ -54,13 +54,21 @@ class DeckValues {
   }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw UserError(loc(n), msg); }
 
+  // YAML reads `{n:2}` as one key "n:2" with no value: said where a key
+  // holds a colon.
+  static std::string colon_hint(const std::string& key) {
+    const size_t colon = key.find(':');
+    if (colon == std::string::npos || colon + 1 >= key.size() || key[colon + 1] == ' ') return "";
+    return " (YAML reads '" + key + "' as one key: write '" + key.substr(0, colon) + ": " + key.substr(colon + 1) + "', with a space after the colon)";
+  }
+
   void check_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& where) const {
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string key = it->first.as<std::string>();
       if (!allowed.count(key)) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(it->first, "unknown key '" + key + "' in " + where + "; expected one of: " + list);
+        fail(it->first, "unknown key '" + key + "' in " + where + "; expected one of: " + list + colon_hint(key));
       }
     }
   }
