@@ -59,7 +59,8 @@ class DeckValues {
   static std::string colon_hint(const std::string& key) {
     const size_t colon = key.find(':');
     if (colon == std::string::npos || colon + 1 >= key.size() || key[colon + 1] == ' ') return "";
-    return " (YAML reads '" + key + "' as one key: write '" + key.substr(0, colon) + ": " + key.substr(colon + 1) + "', with a space after the colon)";
+    return " (YAML reads '" + key + "' as one key: write '" + key.substr(0, colon) + ": " + key.substr(colon + 1) +
+           "', with a space after the colon)";
   }
 
   void check_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& where) const {
