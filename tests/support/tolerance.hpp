@@ -25,6 +25,7 @@ inline double reorder_tolerance(std::int64_t k, double x) { return dot_tolerance
 // `width` values in a row (kernels/tree_fold.hpp), against the exact sum:
 // each level's additions err by at most (width - 1) · eps of the values they
 // add.
-inline double tree_sum_tolerance(int depth, int width, double abs_sum) { return depth * (width - 1) * DBL_EPSILON * abs_sum; }
+// `eps`: the element type's (FLT_EPSILON for float sums).
+inline double tree_sum_tolerance(int depth, int width, double abs_sum, double eps = DBL_EPSILON) { return depth * (width - 1) * eps * abs_sum; }
 
 }  // namespace tra::testing

@@ -11,8 +11,12 @@ using Scalar = double;
 using ExecSpace = Kokkos::DefaultExecutionSpace;
 using MemSpace = ExecSpace::memory_space;
 
+// Elements of type T (double or float), flat, in the execution space's memory.
+template <class T>
+using ElementData = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>;
+
 // A chunk's elements, flat, row-major over the chunk shape.
-using ChunkData = Kokkos::View<Scalar*, Kokkos::LayoutRight, MemSpace>;
+using ChunkData = ElementData<Scalar>;
 using HostChunkData = ChunkData::HostMirror;
 
 // Unmanaged 2-D views over chunk memory, as KokkosBlas::gemm takes them.

@@ -8,23 +8,24 @@ namespace tra::einsum {
 
 namespace {
 
-template <class F>
-void each(int n, Scalar* out, const Scalar* x, F f) {
+template <class T, class F>
+void each(int n, T* out, const T* x, F f) {
   for (int i = 0; i < n; ++i) out[i] = f(x[i]);
 }
 
-template <class F>
-void each(int n, Scalar* out, const Scalar* x, const Scalar* y, F f) {
+template <class T, class F>
+void each(int n, T* out, const T* x, const T* y, F f) {
   for (int i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
 }
 
 }  // namespace
 
-void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, int n) const {
+template <class T>
+void ScalarProgram::eval_block(const T* a, const T* b, T* out, int n) const {
   // st[d] is the value at stack depth d: an input's own elements, or buf[d].
-  static thread_local Scalar buf[kMaxStack][kBlock];
-  static thread_local Scalar zeros[kBlock] = {};
-  const Scalar* st[kMaxStack];
+  static thread_local T buf[kMaxStack][kBlock];
+  static thread_local T zeros[kBlock] = {};
+  const T* st[kMaxStack];
   int top = 0;
   for (int i = 0; i < size; ++i) {
     const Op op = ops[i];
@@ -37,76 +38,76 @@ void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, in
       continue;
     }
     if (op == Op::Const) {
-      std::fill(buf[top], buf[top] + n, imm[i]);
+      std::fill(buf[top], buf[top] + n, static_cast<T>(imm[i]));
       st[top] = buf[top];
       ++top;
       continue;
     }
     const bool binary = op <= Op::Pow;  // Op lists the pushes, then the binary operations up to Pow, then the unary ones
     if (binary) --top;
-    Scalar* o = buf[top - 1];
-    const Scalar* x = st[top - 1];
-    const Scalar* y = binary ? st[top] : nullptr;
+    T* o = buf[top - 1];
+    const T* x = st[top - 1];
+    const T* y = binary ? st[top] : nullptr;
     switch (op) {
       case Op::Add:
-        each(n, o, x, y, [](Scalar p, Scalar q) { return p + q; });
+        each(n, o, x, y, [](T p, T q) { return p + q; });
         break;
       case Op::Sub:
-        each(n, o, x, y, [](Scalar p, Scalar q) { return p - q; });
+        each(n, o, x, y, [](T p, T q) { return p - q; });
         break;
       case Op::Mul:
-        each(n, o, x, y, [](Scalar p, Scalar q) { return p * q; });
+        each(n, o, x, y, [](T p, T q) { return p * q; });
         break;
       case Op::Div:
-        each(n, o, x, y, [](Scalar p, Scalar q) { return p / q; });
+        each(n, o, x, y, [](T p, T q) { return p / q; });
         break;
       case Op::Max:
-        each(n, o, x, y, [](Scalar p, Scalar q) { return nan_max(p, q); });
+        each(n, o, x, y, [](T p, T q) { return nan_max(p, q); });
         break;
       case Op::Min:
-        each(n, o, x, y, [](Scalar p, Scalar q) { return nan_min(p, q); });
+        each(n, o, x, y, [](T p, T q) { return nan_min(p, q); });
         break;
       case Op::Eq:
-        each(n, o, x, y, [](Scalar p, Scalar q) { return p == q ? Scalar(1) : Scalar(0); });
+        each(n, o, x, y, [](T p, T q) { return p == q ? T(1) : T(0); });
         break;
       case Op::Pow:
-        each(n, o, x, y, [](Scalar p, Scalar q) { return kmath::pow(p, q); });
+        each(n, o, x, y, [](T p, T q) { return kmath::pow(p, q); });
         break;
       case Op::Neg:
-        each(n, o, x, [](Scalar p) { return -p; });
+        each(n, o, x, [](T p) { return -p; });
         break;
       case Op::Exp:
-        each(n, o, x, [](Scalar p) { return kmath::exp(p); });
+        each(n, o, x, [](T p) { return kmath::exp(p); });
         break;
       case Op::Log:
-        each(n, o, x, [](Scalar p) { return kmath::log(p); });
+        each(n, o, x, [](T p) { return kmath::log(p); });
         break;
       case Op::Sqrt:
-        each(n, o, x, [](Scalar p) { return kmath::sqrt(p); });
+        each(n, o, x, [](T p) { return kmath::sqrt(p); });
         break;
       case Op::Relu:
-        each(n, o, x, [](Scalar p) { return nan_relu(p); });
+        each(n, o, x, [](T p) { return nan_relu(p); });
         break;
       case Op::Abs:
-        each(n, o, x, [](Scalar p) { return kmath::fabs(p); });
+        each(n, o, x, [](T p) { return kmath::fabs(p); });
         break;
       case Op::Sq:
-        each(n, o, x, [](Scalar p) { return p * p; });
+        each(n, o, x, [](T p) { return p * p; });
         break;
       case Op::Tanh:
-        each(n, o, x, [](Scalar p) { return kmath::tanh(p); });
+        each(n, o, x, [](T p) { return kmath::tanh(p); });
         break;
       case Op::Sigmoid:
-        each(n, o, x, [](Scalar p) { return Scalar(1) / (Scalar(1) + kmath::exp(-p)); });
+        each(n, o, x, [](T p) { return T(1) / (T(1) + kmath::exp(-p)); });
         break;
       case Op::Step:
-        each(n, o, x, [](Scalar p) { return p > 0 ? Scalar(1) : Scalar(0); });
+        each(n, o, x, [](T p) { return p > 0 ? T(1) : T(0); });
         break;
       case Op::Sign:
-        each(n, o, x, [](Scalar p) { return p > 0 ? Scalar(1) : p < 0 ? Scalar(-1) : Scalar(0); });
+        each(n, o, x, [](T p) { return p > 0 ? T(1) : p < 0 ? T(-1) : T(0); });
         break;
       case Op::Softplus:
-        each(n, o, x, [](Scalar p) { return softplus(p); });
+        each(n, o, x, [](T p) { return softplus(p); });
         break;
       default:
         break;
@@ -116,6 +117,9 @@ void ScalarProgram::eval_block(const Scalar* a, const Scalar* b, Scalar* out, in
   std::copy(st[0], st[0] + n, out);
 }
 
+template void ScalarProgram::eval_block<double>(const double*, const double*, double*, int) const;
+template void ScalarProgram::eval_block<float>(const float*, const float*, float*, int) const;
+
 bool ScalarProgram::is_product() const {
   return size == 3 && ops[2] == Op::Mul && ((ops[0] == Op::In0 && ops[1] == Op::In1) || (ops[0] == Op::In1 && ops[1] == Op::In0));
 }
@@ -124,14 +128,14 @@ namespace {
 
 // A term c * in0^a * in1^b; a constant when a = b = 0.
 struct Monomial {
-  Scalar c = 1;
+  double c = 1;
   int a = 0, b = 0;
   bool constant() const { return a == 0 && b == 0; }
 };
 
 }  // namespace
 
-Scalar fold(Op op, Scalar p, Scalar q) {
+double fold(Op op, double p, double q) {
   ScalarProgram f;
   f.ops[0] = Op::Const;
   f.imm[0] = p;
@@ -143,10 +147,10 @@ Scalar fold(Op op, Scalar p, Scalar q) {
     f.ops[1] = op;
     f.size = 2;
   }
-  return f.eval(0, 0);
+  return f.eval(0.0, 0.0);
 }
 
-bool ScalarProgram::is_scaled_product(Scalar* scale) const {
+bool ScalarProgram::is_scaled_product(double* scale) const {
   Monomial st[kMaxStack];
   int top = 0;
   for (int i = 0; i < size; ++i) {

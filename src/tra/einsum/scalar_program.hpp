@@ -1,7 +1,9 @@
 #pragma once
 // The scalar join function ⊗ of an extended EinSum (EinDecomp §3) compiled to a
 // tiny stack program over at most two inputs. It is a plain struct of fixed
-// arrays so that a kernel can copy it by value onto any device.
+// arrays so that a kernel can copy it by value onto any device. It runs on
+// elements of type T (double or float): every operation, constants
+// included, rounds to T, as NumPy and PyTorch compute on arrays of T.
 #include <cmath>
 #include <string>
 
@@ -37,25 +39,42 @@ enum class Op : unsigned char {
 
 // softplus(x) = log(1 + exp(x)) without overflow for large x or loss of
 // precision for very negative x.
-KOKKOS_INLINE_FUNCTION Scalar softplus(Scalar x) { return (x > 0 ? x : Scalar(0)) + kmath::log1p(kmath::exp(-kmath::fabs(x))); }
+template <class T>
+KOKKOS_INLINE_FUNCTION T softplus(T x) {
+  return (x > 0 ? x : T(0)) + kmath::log1p(kmath::exp(-kmath::fabs(x)));
+}
 
 // max, min and relu as NumPy's maximum, minimum and PyTorch's relu: a NaN
 // on either side is the result (a comparison with NaN is false, so the
 // plain `p > q ? p : q` would answer NaN or not by the order of the
 // operands, and a reduction by where in the row the NaN sits).
-KOKKOS_INLINE_FUNCTION Scalar nan_max(Scalar p, Scalar q) { return p > q || p != p ? p : q; }
-KOKKOS_INLINE_FUNCTION Scalar nan_min(Scalar p, Scalar q) { return p < q || p != p ? p : q; }
-KOKKOS_INLINE_FUNCTION Scalar nan_relu(Scalar p) { return p > 0 || p != p ? p : Scalar(0); }
+template <class T>
+KOKKOS_INLINE_FUNCTION T nan_max(T p, T q) {
+  return p > q || p != p ? p : q;
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T nan_min(T p, T q) {
+  return p < q || p != p ? p : q;
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T nan_relu(T p) {
+  return p > 0 || p != p ? p : T(0);
+}
 
 struct ScalarProgram {
   static constexpr int kMaxOps = 48;
   static constexpr int kMaxStack = 16;
   int size = 0;
   Op ops[kMaxOps] = {};
-  Scalar imm[kMaxOps] = {};
+  double imm[kMaxOps] = {};  // constants as written; a float program rounds each to float once
 
-  KOKKOS_INLINE_FUNCTION Scalar eval(Scalar a, Scalar b) const {
-    Scalar st[kMaxStack];
+  // On double inputs (host callers: the tests, constant folding).
+  KOKKOS_INLINE_FUNCTION double eval(double a, double b) const { return eval_as<double>(a, b); }
+
+  // On elements of type T, double or float, every step rounded to T.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T eval_as(T a, T b) const {
+    T st[kMaxStack];
     int top = 0;
     for (int i = 0; i < size; ++i) {
       switch (ops[i]) {
@@ -66,7 +85,7 @@ struct ScalarProgram {
           st[top++] = b;
           break;
         case Op::Const:
-          st[top++] = imm[i];
+          st[top++] = static_cast<T>(imm[i]);
           break;
         case Op::Add:
           --top;
@@ -94,7 +113,7 @@ struct ScalarProgram {
           break;
         case Op::Eq:
           --top;
-          st[top - 1] = st[top - 1] == st[top] ? Scalar(1) : Scalar(0);
+          st[top - 1] = st[top - 1] == st[top] ? T(1) : T(0);
           break;
         case Op::Pow:
           --top;
@@ -125,13 +144,13 @@ struct ScalarProgram {
           st[top - 1] = kmath::tanh(st[top - 1]);
           break;
         case Op::Sigmoid:
-          st[top - 1] = Scalar(1) / (Scalar(1) + kmath::exp(-st[top - 1]));
+          st[top - 1] = T(1) / (T(1) + kmath::exp(-st[top - 1]));
           break;
         case Op::Step:
-          st[top - 1] = st[top - 1] > 0 ? Scalar(1) : Scalar(0);
+          st[top - 1] = st[top - 1] > 0 ? T(1) : T(0);
           break;
         case Op::Sign:
-          st[top - 1] = st[top - 1] > 0 ? Scalar(1) : st[top - 1] < 0 ? Scalar(-1) : Scalar(0);
+          st[top - 1] = st[top - 1] > 0 ? T(1) : st[top - 1] < 0 ? T(-1) : T(0);
           break;
         case Op::Softplus:
           st[top - 1] = softplus(st[top - 1]);
@@ -148,7 +167,8 @@ struct ScalarProgram {
   // paid once per block, and each step is a plain loop the compiler
   // vectorizes.
   static constexpr int kBlock = 256;
-  void eval_block(const Scalar* a, const Scalar* b, Scalar* out, int n) const;
+  template <class T>
+  void eval_block(const T* a, const T* b, T* out, int n) const;  // T: double or float
 
   // True when the program is exactly in0 * in1 (either order), as the parser
   // writes a bare product. The kernels ask is_scaled_product, which also
@@ -158,7 +178,7 @@ struct ScalarProgram {
   // ("x * y / sqrt(8)", "0.5 * x * y", "-(x * y)"): a contraction that runs as
   // GEMM with alpha = c, which *scale receives. Constant sub-expressions are
   // folded with eval, so c is the value the program itself would compute.
-  bool is_scaled_product(Scalar* scale) const;
+  bool is_scaled_product(double* scale) const;
   // True when the program is exactly in0: a copy.
   bool is_identity() const;
   int flops_per_eval() const;  // arithmetic operations, for GFLOP/s
@@ -168,21 +188,23 @@ struct ScalarProgram {
 
 // op applied to constants (q ignored for a unary op), by the interpreter
 // itself, so that a constant folded before evaluation rounds as evaluation
-// would.
-Scalar fold(Op op, Scalar p, Scalar q);
+// would (in double: the constants a program keeps).
+double fold(Op op, double p, double q);
 
 // ⊕: the aggregation of an EinSum. None means no label is aggregated.
 enum class AggOp { None, Sum, Max, Min };
 
 const char* agg_name(AggOp op);
 
-KOKKOS_INLINE_FUNCTION Scalar agg_identity(AggOp op) {
-  if (op == AggOp::Max) return -Scalar(HUGE_VAL);
-  if (op == AggOp::Min) return Scalar(HUGE_VAL);
-  return Scalar(0);
+template <class T>
+KOKKOS_INLINE_FUNCTION T agg_identity(AggOp op) {
+  if (op == AggOp::Max) return -T(HUGE_VAL);
+  if (op == AggOp::Min) return T(HUGE_VAL);
+  return T(0);
 }
 
-KOKKOS_INLINE_FUNCTION Scalar agg_combine(AggOp op, Scalar acc, Scalar v) {
+template <class T>
+KOKKOS_INLINE_FUNCTION T agg_combine(AggOp op, T acc, T v) {
   if (op == AggOp::Max) return nan_max(acc, v);
   if (op == AggOp::Min) return nan_min(acc, v);
   return acc + v;

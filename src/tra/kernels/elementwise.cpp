@@ -13,13 +13,13 @@ namespace {
 
 constexpr Index kBlock = einsum::ScalarProgram::kBlock;
 
-template <class Space>
-void run(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+template <class Space, class T>
+void run(const char* name, const einsum::ScalarProgram& prog, const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
   const Index n = static_cast<Index>(z.extent(0));
   if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
-    const Scalar* xp = x.data();
-    const Scalar* yp = y.extent(0) ? y.data() : nullptr;
-    Scalar* zp = z.data();
+    const T* xp = x.data();
+    const T* yp = y.extent(0) ? y.data() : nullptr;
+    T* zp = z.data();
     Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, (n + kBlock - 1) / kBlock), [=](const Index blk) {
       const Index s = blk * kBlock;
       prog.eval_block(xp + s, yp ? yp + s : nullptr, zp + s, static_cast<int>(std::min(kBlock, n - s)));
@@ -27,7 +27,7 @@ void run(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x
   } else {
     const bool two = y.extent(0) != 0;
     Kokkos::parallel_for(
-        name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index i) { z(i) = prog.eval(x(i), two ? y(i) : Scalar(0)); });
+        name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index i) { z(i) = prog.eval_as<T>(x(i), two ? y(i) : T(0)); });
   }
 }
 
@@ -59,26 +59,28 @@ struct Odometer {
 };
 
 // Gathers m elements of x and y (y may be null) along the odometer's path.
-void gather(Odometer& o, const Scalar* x, const Scalar* y, Scalar* xa, Scalar* yb, int m) {
+template <class T>
+void gather(Odometer& o, const T* x, const T* y, T* xa, T* yb, int m) {
   for (int i = 0; i < m; ++i, o.next()) {
     xa[i] = x[o.a];
-    yb[i] = y ? y[o.b] : Scalar(0);
+    yb[i] = y ? y[o.b] : T(0);
   }
 }
 
-template <class Space>
-void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+template <class Space, class T>
+void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w, const ElementData<T>& x, const ElementData<T>& y,
+              const ElementData<T>& z) {
   const Index n = w.count();
   const bool two = y.extent(0) != 0;
   if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
-    const Scalar* xp = x.data();
-    const Scalar* yp = two ? y.data() : nullptr;
-    Scalar* zp = z.data();
+    const T* xp = x.data();
+    const T* yp = two ? y.data() : nullptr;
+    T* zp = z.data();
     Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, (n + kBlock - 1) / kBlock), [=](const Index blk) {
       const Index s = blk * kBlock;
       const int m = static_cast<int>(std::min(kBlock, n - s));
       Odometer o(w, s);
-      Scalar a[kBlock], b[kBlock];
+      T a[kBlock], b[kBlock];
       gather(o, xp, yp, a, b, m);
       prog.eval_block(a, two ? b : nullptr, zp + s, m);
     });
@@ -87,7 +89,7 @@ void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w
         name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index p) {
           Index oa, ob, oc;
           w.offsets(p, oa, ob, oc);
-          z(oc) = prog.eval(x(oa), two ? y(ob) : Scalar(0));
+          z(oc) = prog.eval_as<T>(x(oa), two ? y(ob) : T(0));
         });
   }
 }
@@ -108,8 +110,9 @@ bool reduce_by_columns(const Walk& out, const Walk& inner, bool two) {
 // Host: reduce_by_columns' loop. Each output still folds its values in the
 // tree order (kernels/tree_fold.hpp), one lane per output, so the results
 // equal the one-output-at-a-time loop's bit for bit.
-void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
-                           const Scalar* xp, const Scalar* yp, Scalar* zp) {
+template <class T>
+void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const T* xp,
+                           const T* yp, T* zp) {
   const int d = out.rank - 1;
   const Index len = out.extent[d], tiles = (len + kBlock - 1) / kBlock, rows = out.count() / len, n_inner = inner.count();
   const bool x_runs = out.stride_a[d] == 1, y_runs = out.stride_b[d] == 1;
@@ -118,13 +121,13 @@ void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, 
     const int m = static_cast<int>(std::min(kBlock, len - t0));
     Index ox, oy, oz;
     out.offsets((job / tiles) * len + t0, ox, oy, oz);
-    Scalar a[kBlock], b[kBlock], v[kBlock];
-    TreeFold<kBlock> fold(agg, n_inner, m);
+    T a[kBlock], b[kBlock], v[kBlock];
+    TreeFold<kBlock, T> fold(agg, n_inner, m);
     Odometer o(inner, 0);
     for (Index q = 0; q < n_inner; ++q, o.next()) {
-      const Scalar* pa = xp + ox + o.a;
+      const T* pa = xp + ox + o.a;
       if (!x_runs) std::fill(a, a + m, *pa);
-      const Scalar* pb = yp ? yp + oy + o.b : nullptr;
+      const T* pb = yp ? yp + oy + o.b : nullptr;
       if (pb && !y_runs) std::fill(b, b + m, *pb);
       prog.eval_block(x_runs ? pa : a, pb ? (y_runs ? pb : b) : nullptr, v, m);
       fold.push(v);
@@ -137,9 +140,9 @@ void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, 
 // the host and compare it with the host form, bit for bit): the tree of
 // kernels/tree_fold.hpp a level at a time, one thread per output and group,
 // every level's results in one scratch buffer.
-template <class Space>
+template <class Space, class T>
 void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
-                        const ChunkData& x, const ChunkData& y, const ChunkData& z) {
+                        const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
   const Index n_inner = inner.count(), outputs = out.count();
   const int levels = fold_levels(n_inner);
   const bool two = y.extent(0) != 0;
@@ -148,7 +151,7 @@ void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, ein
   for (Index len = n_inner; groups.size() < static_cast<size_t>(levels);) groups.push_back(len = (len + kFoldWidth - 1) / kFoldWidth);
   Index total = 0;
   for (Index g : groups) total += outputs * g;
-  const ChunkData part = scratch(static_cast<size_t>(std::max<Index>(total, 1)));  // kept between reductions (no allocation each)
+  const ElementData<T> part = scratch<T>(static_cast<size_t>(std::max<Index>(total, 1)));  // kept between reductions (no allocation each)
   const Index first = levels == 0 ? 1 : groups[0];
   Kokkos::parallel_for(
       name, Kokkos::RangePolicy<Space>(0, outputs * first), KOKKOS_LAMBDA(const Index job) {
@@ -156,11 +159,11 @@ void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, ein
         const Index q1 = levels == 0 ? n_inner : (q0 + kFoldWidth < n_inner ? q0 + kFoldWidth : n_inner);
         Index ox, oy, oz;
         out.offsets(p, ox, oy, oz);
-        Scalar acc = einsum::agg_identity(agg);
+        T acc = einsum::agg_identity<T>(agg);
         for (Index q = q0; q < q1; ++q) {
           Index ax, ay, unused;
           inner.offsets(q, ax, ay, unused);
-          acc = einsum::agg_combine(agg, acc, prog.eval(x(ox + ax), two ? y(oy + ay) : Scalar(0)));
+          acc = einsum::agg_combine(agg, acc, prog.eval_as<T>(x(ox + ax), two ? y(oy + ay) : T(0)));
         }
         if (levels == 0) z(oz) = acc;
         else part(job) = acc;
@@ -174,7 +177,7 @@ void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, ein
         name, Kokkos::RangePolicy<Space>(0, outputs * next), KOKKOS_LAMBDA(const Index job) {
           const Index p = job / next, j0 = top ? 0 : (job % next) * kFoldWidth;
           const Index j1 = top ? len : (j0 + kFoldWidth < len ? j0 + kFoldWidth : len);
-          Scalar acc = einsum::agg_identity(agg);
+          T acc = einsum::agg_identity<T>(agg);
           for (Index j = j0; j < j1; ++j) acc = einsum::agg_combine(agg, acc, part(from + p * len + j));
           if (top) {
             Index ox, oy, oz;
@@ -188,22 +191,22 @@ void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, ein
   }
 }
 
-template <class Space>
-void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const ChunkData& x,
-                const ChunkData& y, const ChunkData& z) {
+template <class Space, class T>
+void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const ElementData<T>& x,
+                const ElementData<T>& y, const ElementData<T>& z) {
   const Index n_inner = inner.count();
   const bool two = y.extent(0) != 0;
   if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
-    const Scalar* xp = x.data();
-    const Scalar* yp = two ? y.data() : nullptr;
-    Scalar* zp = z.data();
+    const T* xp = x.data();
+    const T* yp = two ? y.data() : nullptr;
+    T* zp = z.data();
     if (reduce_by_columns(out, inner, two)) return run_reduce_by_columns(name, prog, agg, out, inner, xp, yp, zp);
     Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, out.count()), [=](const Index p) {
       Index ox, oy, oz;
       out.offsets(p, ox, oy, oz);
       Odometer o(inner, 0);
-      Scalar a[kBlock], b[kBlock], v[kBlock];
-      TreeFold<1> fold(agg, n_inner, 1);
+      T a[kBlock], b[kBlock], v[kBlock];
+      TreeFold<1, T> fold(agg, n_inner, 1);
       for (Index q = 0; q < n_inner; q += kBlock) {
         const int m = static_cast<int>(std::min(kBlock, n_inner - q));
         gather(o, xp + ox, yp ? yp + oy : nullptr, a, b, m);
@@ -213,28 +216,46 @@ void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::Agg
       fold.finish(zp + oz);
     });
   } else {
-    reduce_device_form<Space>(name, prog, agg, out, inner, x, y, z);
+    reduce_device_form<Space, T>(name, prog, agg, out, inner, x, y, z);
   }
 }
 
 }  // namespace
 
-void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
-  run_walk<ExecSpace>(name, prog, walk, x, y, z);
+template <class T>
+void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ElementData<T>& x, const ElementData<T>& y,
+               const ElementData<T>& z) {
+  run_walk<ExecSpace, T>(name, prog, walk, x, y, z);
 }
 
-void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const ChunkData& x,
-                 const ChunkData& y, const ChunkData& z) {
-  run_reduce<ExecSpace>(name, prog, agg, out, inner, x, y, z);
+template <class T>
+void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const ElementData<T>& x,
+                 const ElementData<T>& y, const ElementData<T>& z) {
+  run_reduce<ExecSpace, T>(name, prog, agg, out, inner, x, y, z);
 }
 
+template <class T>
 void eval_reduce_device_form(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
-                             const ChunkData& x, const ChunkData& y, const ChunkData& z) {
-  reduce_device_form<ExecSpace>(name, prog, agg, out, inner, x, y, z);
+                             const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
+  reduce_device_form<ExecSpace, T>(name, prog, agg, out, inner, x, y, z);
 }
 
-void eval_elements(const char* name, const einsum::ScalarProgram& prog, const ChunkData& x, const ChunkData& y, const ChunkData& z) {
-  run<ExecSpace>(name, prog, x, y, z);
+template <class T>
+void eval_elements(const char* name, const einsum::ScalarProgram& prog, const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
+  run<ExecSpace, T>(name, prog, x, y, z);
 }
+
+// The element types chunks hold.
+#define TRA_ELEMENTWISE_FOR(T)                                                                                                                    \
+  template void eval_elements<T>(const char*, const einsum::ScalarProgram&, const ElementData<T>&, const ElementData<T>&, const ElementData<T>&); \
+  template void eval_walk<T>(const char*, const einsum::ScalarProgram&, const Walk&, const ElementData<T>&, const ElementData<T>&,                \
+                             const ElementData<T>&);                                                                                              \
+  template void eval_reduce<T>(const char*, const einsum::ScalarProgram&, einsum::AggOp, const Walk&, const Walk&, const ElementData<T>&,         \
+                               const ElementData<T>&, const ElementData<T>&);                                                                     \
+  template void eval_reduce_device_form<T>(const char*, const einsum::ScalarProgram&, einsum::AggOp, const Walk&, const Walk&,                    \
+                                           const ElementData<T>&, const ElementData<T>&, const ElementData<T>&);
+TRA_ELEMENTWISE_FOR(double)
+TRA_ELEMENTWISE_FOR(float)
+#undef TRA_ELEMENTWISE_FOR
 
 }  // namespace tra::kernels

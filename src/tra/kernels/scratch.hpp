@@ -11,7 +11,9 @@
 
 namespace tra::kernels {
 
-// At least `floats` elements of the execution space's memory (contents undefined).
-ChunkData scratch(size_t floats);
+// At least `n` elements of type T (double or float) of the execution space's
+// memory (contents undefined).
+template <class T>
+ElementData<T> scratch(size_t n);
 
 }  // namespace tra::kernels

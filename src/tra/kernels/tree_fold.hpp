@@ -29,27 +29,28 @@ KOKKOS_INLINE_FUNCTION int fold_levels(Index n) {
 // The tree, streamed on a host: values are pushed in order, a level passes
 // each complete group's result up, and the top level (known from the count)
 // folds what reaches it. `lanes` reductions of one length step together
-// (a block of outputs reduced by columns), each in its own lane.
-template <int Lanes>
+// (a block of outputs reduced by columns), each in its own lane, on
+// elements of type T.
+template <int Lanes, class T>
 class TreeFold {
  public:
   TreeFold(einsum::AggOp agg, Index n, int lanes) : agg_(agg), top_(fold_levels(n)), lanes_(lanes) {
     for (int l = 0; l <= top_; ++l) {
       count_[l] = 0;
-      for (int i = 0; i < lanes_; ++i) acc_[l][i] = einsum::agg_identity(agg_);
+      for (int i = 0; i < lanes_; ++i) acc_[l][i] = einsum::agg_identity<T>(agg_);
     }
   }
   // The next value of every lane.
-  void push(const Scalar* v) {
+  void push(const T* v) {
     for (int i = 0; i < lanes_; ++i) acc_[0][i] = einsum::agg_combine(agg_, acc_[0][i], v[i]);
     if (++count_[0] == kFoldWidth && top_ > 0) carry(0);
   }
-  void push(Scalar v) {
+  void push(T v) {
     static_assert(Lanes == 1, "one value for one lane");
     push(&v);
   }
   // After the last value: each lane's result.
-  void finish(Scalar* out) {
+  void finish(T* out) {
     for (int l = 0; l < top_; ++l)
       if (count_[l] > 0) carry(l);
     for (int i = 0; i < lanes_; ++i) out[i] = acc_[top_][i];
@@ -60,7 +61,7 @@ class TreeFold {
   void carry(int l) {
     for (int i = 0; i < lanes_; ++i) {
       acc_[l + 1][i] = einsum::agg_combine(agg_, acc_[l + 1][i], acc_[l][i]);
-      acc_[l][i] = einsum::agg_identity(agg_);
+      acc_[l][i] = einsum::agg_identity<T>(agg_);
     }
     count_[l] = 0;
     if (++count_[l + 1] == kFoldWidth && l + 1 < top_) carry(l + 1);
@@ -69,7 +70,7 @@ class TreeFold {
   einsum::AggOp agg_;
   int top_, lanes_;
   Index count_[kMaxLevels];
-  Scalar acc_[kMaxLevels][Lanes];
+  T acc_[kMaxLevels][Lanes];
 };
 
 }  // namespace tra::kernels
