@@ -12,7 +12,8 @@ namespace tra::testing {
 
 // Two results of one sum of K terms whose absolute values add up to
 // `abs_sum`, computed in any two orders.
-inline double sum_tolerance(double k, double abs_sum) { return 2.0 * k * DBL_EPSILON * abs_sum; }
+// `eps`: the element type's (FLT_EPSILON for float sums).
+inline double sum_tolerance(double k, double abs_sum, double eps = DBL_EPSILON) { return 2.0 * k * eps * abs_sum; }
 
 // The same for a K-long dot product of values bounded by |x| <= X and
 // |y| <= Y (Σ|terms| <= K X Y).

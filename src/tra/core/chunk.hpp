@@ -1,8 +1,11 @@
 #pragma once
 // A chunk: one dense sub-tensor (the "array" of a (key, array) tuple), held in a
-// Kokkos View in the execution space's memory, row-major over its shape.
+// Kokkos View in the execution space's memory, row-major over its shape. Its
+// elements are float64 (`data`) or float32 (`data_f32`): one of the two Views
+// holds them, as `dtype` says, and the other is empty.
 #include <vector>
 
+#include "tra/common/dtype.hpp"
 #include "tra/common/kokkos_types.hpp"
 #include "tra/core/key.hpp"
 
@@ -10,20 +13,36 @@ namespace tra {
 
 struct Chunk {
   Shape shape;
-  ChunkData data;
+  ChunkData data;  // a float64 chunk's elements
+  ElementData<float> data_f32;  // a float32 chunk's elements
+  DType dtype = DType::Float64;
 
   Chunk() = default;
-  explicit Chunk(const Shape& s);  // zero-filled
+  explicit Chunk(const Shape& s, DType t = DType::Float64);  // zero-filled
   // For a chunk that a kernel will overwrite entirely: skips the zero fill.
-  static Chunk uninitialized(const Shape& s);
-  Chunk(const Shape& s, const ChunkData& d);  // adopts d (must have volume(s) elements)
+  static Chunk uninitialized(const Shape& s, DType t = DType::Float64);
+  Chunk(const Shape& s, const ChunkData& d);  // adopts d (must have volume(s) elements): float64
+  Chunk(const Shape& s, const ElementData<float>& d);  // the same, float32
   Index size() const { return volume(shape); }
   Index rank() const { return static_cast<Index>(shape.size()); }
 
-  // Host copies, for I/O, MPI packing and tests.
-  std::vector<Scalar> to_host() const;
-  static Chunk from_host(const Shape& s, const std::vector<Scalar>& values);
-  static Chunk from_host(const Shape& s, const Scalar* values);
+  // The elements as T (the chunk's own type: asserted).
+  template <class T>
+  const ElementData<T>& elements() const;
+
+  // Host copies, for I/O, MPI packing and tests, in double: a float32 chunk's
+  // elements widen exactly, and values given to one are rounded to the
+  // nearest float.
+  std::vector<double> to_host() const;
+  static Chunk from_host(const Shape& s, const std::vector<double>& values, DType t = DType::Float64);
+  static Chunk from_host(const Shape& s, const double* values, DType t = DType::Float64);
 };
+
+// f(chunk's elements), with the View of the chunk's own element type.
+template <class F>
+decltype(auto) with_elements(const Chunk& c, F&& f) {
+  if (c.dtype == DType::Float32) return f(c.data_f32);
+  return f(c.data);
+}
 
 }  // namespace tra

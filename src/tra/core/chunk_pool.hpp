@@ -34,19 +34,31 @@ namespace tra {
 
 class ChunkPool {
  public:
-  // `n` elements, contents undefined: an idle buffer of that size, or a new one.
-  ChunkData take(size_t n);
+  // `n` elements of type T (double or float), contents undefined: an idle
+  // buffer of that type and size, or a new one.
+  template <class T>
+  ElementData<T> take(size_t n);
   // Whether the pool holds a reference to d's memory.
-  bool holds(const ChunkData& d) const;
+  template <class T>
+  bool holds(const ElementData<T>& d) const;
   size_t buffers() const;  // every buffer the pool holds, idle or not
   // Frees every idle buffer (all of them before Kokkos is finalized).
   void release_idle();
 
  private:
-  ChunkData make(size_t n);
+  // The buffers of one element type, by their number of elements.
+  template <class T>
+  using Shelf = std::map<size_t, std::vector<ElementData<T>>>;
+  template <class T>
+  Shelf<T>& shelf();
+  template <class T>
+  const Shelf<T>& shelf() const;
+  size_t bytes(bool idle) const;  // of the idle buffers, or of those in use
+  void drop_idle();
 
   mutable std::mutex mutex_;
-  std::map<size_t, std::vector<ChunkData>> by_size_;
+  Shelf<double> doubles_;
+  Shelf<float> floats_;
 };
 
 // The process's pool on a device build (or with TRA_CHUNK_POOL=1); else null.
@@ -54,6 +66,7 @@ ChunkPool* chunk_pool();
 
 // The references to d's memory other than the pool's: 1 when one chunk (or
 // one copy of its View) alone holds it.
-long chunk_references(const ChunkData& d);
+template <class T>
+long chunk_references(const ElementData<T>& d);
 
 }  // namespace tra

@@ -1,5 +1,7 @@
 #include "tra/kernels/blocks.hpp"
 
+#include <type_traits>
+
 #include "tra/common/error.hpp"
 #include "tra/kernels/strided.hpp"
 
@@ -7,8 +9,9 @@ namespace tra::kernels {
 namespace {
 
 // Copy a block of `shape` from a (at offset_a) to c (at offset_c).
-void copy_block(const ChunkData& a, const Shape& a_shape, const Shape& offset_a, const ChunkData& c, const Shape& c_shape, const Shape& offset_c,
-                const Shape& shape) {
+template <class T>
+void copy_elements(const ElementData<T>& a, const Shape& a_shape, const Shape& offset_a, const ElementData<T>& c, const Shape& c_shape,
+                   const Shape& offset_c, const Shape& shape) {
   TRA_ASSERT(shape.size() <= static_cast<size_t>(kMaxRank), "chunk rank " << shape.size() << " above " << kMaxRank);
   const Shape sa = row_major_strides(a_shape), sc = row_major_strides(c_shape);
   Walk w;
@@ -30,14 +33,39 @@ void copy_block(const ChunkData& a, const Shape& a_shape, const Shape& offset_a,
       });
 }
 
+// copy_elements on chunks of one element type.
+void copy_block(const Chunk& a, const Shape& offset_a, Chunk& c, const Shape& offset_c, const Shape& shape) {
+  TRA_ASSERT(a.dtype == c.dtype, "copying a " << dtype_name(a.dtype) << " block into a " << dtype_name(c.dtype) << " chunk");
+  with_elements(a, [&](const auto& from) {
+    using T = typename std::decay_t<decltype(from)>::value_type;
+    copy_elements<T>(from, a.shape, offset_a, c.elements<T>(), c.shape, offset_c, shape);
+  });
+}
+
+template <class T>
+void permute_elements(const ElementData<T>& a, const ElementData<T>& c, const Walk& w) {
+  Kokkos::parallel_for(
+      "tra::permute", RangePolicy(0, w.count()), KOKKOS_LAMBDA(const Index p) {
+        Index oa, ob, oc;
+        w.offsets(p, oa, ob, oc);
+        c(oc) = a(oa);
+      });
+}
+
+template <class T>
+void diagonal_elements(const ElementData<T>& a, const ElementData<T>& c, Index n) {
+  Kokkos::parallel_for(
+      "tra::diagonal", RangePolicy(0, n), KOKKOS_LAMBDA(const Index i) { c(i) = a(i * n + i); });
+}
+
 }  // namespace
 
 Chunk extract_block(const Chunk& src, const Shape& offset, const Shape& shape) {
   for (size_t d = 0; d < shape.size(); ++d)
     TRA_ASSERT(offset[d] + shape[d] <= src.shape[d],
                "block " << shape_string(shape) << " at " << shape_string(offset) << " outside chunk " << shape_string(src.shape));
-  Chunk out(shape);
-  copy_block(src.data, src.shape, offset, out.data, shape, Shape(shape.size(), 0), shape);
+  Chunk out(shape, src.dtype);
+  copy_block(src, offset, out, Shape(shape.size(), 0), shape);
   return out;
 }
 
@@ -45,7 +73,7 @@ void insert_block(Chunk& dst, const Chunk& block, const Shape& offset) {
   for (size_t d = 0; d < block.shape.size(); ++d)
     TRA_ASSERT(offset[d] + block.shape[d] <= dst.shape[d],
                "block " << shape_string(block.shape) << " at " << shape_string(offset) << " outside chunk " << shape_string(dst.shape));
-  copy_block(block.data, block.shape, Shape(block.shape.size(), 0), dst.data, dst.shape, offset, block.shape);
+  copy_block(block, Shape(block.shape.size(), 0), dst, offset, block.shape);
 }
 
 Chunk permute(const Chunk& in, const std::vector<int>& perm) {
@@ -61,26 +89,22 @@ Chunk permute(const Chunk& in, const std::vector<int>& perm) {
     w.stride_a[d] = s_in[perm[d]];
     w.stride_c[d] = s_out[d];
   }
-  Chunk out = Chunk::uninitialized(out_shape);
-  auto a = in.data;
-  auto c = out.data;
-  Kokkos::parallel_for(
-      "tra::permute", RangePolicy(0, w.count()), KOKKOS_LAMBDA(const Index p) {
-        Index oa, ob, oc;
-        w.offsets(p, oa, ob, oc);
-        c(oc) = a(oa);
-      });
+  Chunk out = Chunk::uninitialized(out_shape, in.dtype);
+  with_elements(in, [&](const auto& a) {
+    using T = typename std::decay_t<decltype(a)>::value_type;
+    permute_elements<T>(a, out.elements<T>(), w);
+  });
   return out;
 }
 
 Chunk diagonal(const Chunk& in) {
   TRA_ASSERT(in.shape.size() == 2 && in.shape[0] == in.shape[1], "diag of a chunk of shape " << shape_string(in.shape));
   const Index n = in.shape[0];
-  Chunk out(Shape{n});
-  auto a = in.data;
-  auto c = out.data;
-  Kokkos::parallel_for(
-      "tra::diagonal", RangePolicy(0, n), KOKKOS_LAMBDA(const Index i) { c(i) = a(i * n + i); });
+  Chunk out(Shape{n}, in.dtype);
+  with_elements(in, [&](const auto& a) {
+    using T = typename std::decay_t<decltype(a)>::value_type;
+    diagonal_elements<T>(a, out.elements<T>(), n);
+  });
   return out;
 }
 

@@ -33,6 +33,36 @@ Labels concat(std::initializer_list<const Labels*> parts) {
   return out;
 }
 
+template <class T>
+ElementData<T> elements_or_none(const Chunk* c) {
+  return c ? c->elements<T>() : ElementData<T>();
+}
+
+// The loop kernels on chunks of element type T.
+template <class T>
+void loop(const char* name, const einsum::ScalarProgram& join, einsum::AggOp agg, bool aligned, const Walk& out, const Walk& inner, const Chunk& x,
+          const Chunk* y, Chunk& z) {
+  const ElementData<T> xe = x.elements<T>(), ye = elements_or_none<T>(y), ze = z.elements<T>();
+  if (aligned) eval_elements<T>(name, join, xe, ye, ze);
+  else if (agg == einsum::AggOp::None) eval_walk<T>(name, join, out, xe, ye, ze);
+  else eval_reduce<T>(name, join, agg, out, inner, xe, ye, ze);
+}
+
+// z[b] = alpha · op(a[b]) · op(c[b]) + beta · z[b] for every batch index b,
+// on element type T (KokkosBlas::gemm: dgemm or sgemm, cuBLAS on a GPU).
+template <class T>
+void batched_gemm(const char* ta, const char* tb, Index nb, Index m, Index n, Index k, double alpha, const ElementData<T>& a, const ElementData<T>& b,
+                  double beta, const ElementData<T>& z) {
+  using Const = Kokkos::View<const T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Out = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  for (Index i = 0; i < nb; ++i) {
+    Const A(a.data() + i * m * k, ta[0] == 'N' ? m : k, ta[0] == 'N' ? k : m);
+    Const B(b.data() + i * k * n, tb[0] == 'N' ? k : n, tb[0] == 'N' ? n : k);
+    Out C(z.data() + i * m * n, m, n);
+    KokkosBlas::gemm(ta, tb, static_cast<T>(alpha), A, B, static_cast<T>(beta), C);
+  }
+}
+
 // perm such that permuting `from` by it gives `to`.
 std::vector<int> permutation(const Labels& from, const Labels& to) {
   std::vector<int> perm;
@@ -102,14 +132,17 @@ double EinSumKernel::flops() const {
 Chunk EinSumKernel::apply(const Chunk& x, const Chunk* y) const {
   TRA_ASSERT(x.shape == x_shape(), "kernel input x " << shape_string(x.shape) << " expected " << shape_string(x_shape()));
   if (inputs_ == 2) TRA_ASSERT(y && y->shape == y_shape(), "kernel input y expected " << shape_string(y_shape()));
+  if (inputs_ == 2) TRA_ASSERT(y->dtype == x.dtype, "kernel inputs of two element types: " << dtype_name(x.dtype) << " and " << dtype_name(y->dtype));
   return gemm_ ? apply_gemm(x, *y) : apply_generic(x, y);
 }
 
 Chunk EinSumKernel::apply_generic(const Chunk& x, const Chunk* y) const {
   // Elements that line up need no index arithmetic: the flat element loop.
+  const Chunk* y_in = inputs_ == 2 ? y : nullptr;
   if (aligned()) {
-    Chunk z = Chunk::uninitialized(z_shape());
-    eval_elements("tra::einsum_aligned", join_, x.data, inputs_ == 2 ? y->data : ChunkData(), z.data);
+    Chunk z = Chunk::uninitialized(z_shape(), x.dtype);
+    if (x.dtype == DType::Float32) loop<float>("tra::einsum_aligned", join_, agg_, true, Walk(), Walk(), x, y_in, z);
+    else loop<double>("tra::einsum_aligned", join_, agg_, true, Walk(), Walk(), x, y_in, z);
     return z;
   }
   const Shape sx = row_major_strides(x_shape());
@@ -135,17 +168,17 @@ Chunk EinSumKernel::apply_generic(const Chunk& x, const Chunk* y) const {
     inner.stride_a[d] = stride_in(x_labels_, sx, l);
     inner.stride_b[d] = inputs_ == 2 ? stride_in(y_labels_, sy, l) : 0;
   }
-  Chunk z = Chunk::uninitialized(zs);  // the loop writes every element
-  const ChunkData yd = inputs_ == 2 ? y->data : ChunkData();
-  if (agg_ == einsum::AggOp::None) eval_walk("tra::einsum_loop", join_, out, x.data, yd, z.data);
-  else eval_reduce("tra::einsum_reduce", join_, agg_, out, inner, x.data, yd, z.data);
+  Chunk z = Chunk::uninitialized(zs, x.dtype);  // the loop writes every element
+  const char* name = agg_ == einsum::AggOp::None ? "tra::einsum_loop" : "tra::einsum_reduce";
+  if (x.dtype == DType::Float32) loop<float>(name, join_, agg_, false, out, inner, x, y_in, z);
+  else loop<double>(name, join_, agg_, false, out, inner, x, y_in, z);
   return z;
 }
 
 Chunk EinSumKernel::apply_gemm(const Chunk& x, const Chunk& y) const {
   const Labels z_n = concat({&batch_, &rows_, &cols_});
-  Chunk zc = Chunk::uninitialized(shape_of(z_n));  // beta = 0: GEMM writes every element
-  gemm(x, y, zc, Scalar(0));
+  Chunk zc = Chunk::uninitialized(shape_of(z_n), x.dtype);  // beta = 0: GEMM writes every element
+  gemm(x, y, zc, 0.0);
   if (z_labels_ == z_n) return zc;
   return permute(zc, permutation(z_n, z_labels_));
 }
@@ -155,10 +188,11 @@ bool EinSumKernel::adds_into() const { return gemm_ && z_labels_ == concat({&bat
 void EinSumKernel::apply_add(const Chunk& x, const Chunk& y, Chunk& z) const {
   TRA_ASSERT(adds_into(), "kernel " << name() << " cannot add into its output");
   TRA_ASSERT(x.shape == x_shape() && y.shape == y_shape() && z.shape == z_shape(), "kernel apply_add: shapes do not match");
-  gemm(x, y, z, Scalar(1));
+  TRA_ASSERT(x.dtype == z.dtype && y.dtype == z.dtype, "kernel apply_add on chunks of different element types");
+  gemm(x, y, z, 1.0);
 }
 
-void EinSumKernel::gemm(const Chunk& x, const Chunk& y, Chunk& zc, Scalar beta) const {
+void EinSumKernel::gemm(const Chunk& x, const Chunk& y, Chunk& zc, double beta) const {
   // Bring x to [batch, rows, contracted] (or [batch, contracted, rows], read
   // transposed), y to [batch, contracted, cols] (or transposed), and compute
   // z as [batch, rows, cols] with one GEMM per batch index.
@@ -184,12 +218,8 @@ void EinSumKernel::gemm(const Chunk& x, const Chunk& y, Chunk& zc, Scalar beta) 
     return n;
   };
   const Index nb = product(batch_), m = product(rows_), n = product(cols_), k = product(contracted_);
-  for (Index b = 0; b < nb; ++b) {
-    ConstMatrixView A(xa.data.data() + b * m * k, ta[0] == 'N' ? m : k, ta[0] == 'N' ? k : m);
-    ConstMatrixView B(ya.data.data() + b * k * n, tb[0] == 'N' ? k : n, tb[0] == 'N' ? n : k);
-    MatrixView C(zc.data.data() + b * m * n, m, n);
-    KokkosBlas::gemm(ta, tb, alpha_, A, B, beta, C);
-  }
+  if (zc.dtype == DType::Float32) batched_gemm<float>(ta, tb, nb, m, n, k, alpha_, xa.data_f32, ya.data_f32, beta, zc.data_f32);
+  else batched_gemm<double>(ta, tb, nb, m, n, k, alpha_, xa.data, ya.data, beta, zc.data);
 }
 
 void start_gemm_library() {

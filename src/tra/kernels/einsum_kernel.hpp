@@ -51,7 +51,7 @@ class EinSumKernel {
   bool aligned() const { return agg_labels_.empty() && x_labels_ == z_labels_ && (inputs_ == 1 || y_labels_ == z_labels_); }
   Chunk apply_generic(const Chunk& x, const Chunk* y) const;
   Chunk apply_gemm(const Chunk& x, const Chunk& y) const;
-  void gemm(const Chunk& x, const Chunk& y, Chunk& z, Scalar beta) const;  // z in [batch, rows, cols]
+  void gemm(const Chunk& x, const Chunk& y, Chunk& z, double beta) const;  // z in [batch, rows, cols]
 
   einsum::Labels x_labels_, y_labels_, z_labels_, agg_labels_;
   std::map<einsum::Label, Index> extent_;
@@ -59,7 +59,7 @@ class EinSumKernel {
   einsum::ScalarProgram join_;
   int inputs_;
   bool gemm_ = false;
-  Scalar alpha_ = 1;  // ⊗ = alpha * x * y (a scaled product still runs as GEMM)
+  double alpha_ = 1;  // ⊗ = alpha * x * y (a scaled product still runs as GEMM; rounded to float for float chunks)
   // GEMM plan: the label groups and, per operand, the order to permute to.
   // rows_ come from the first GEMM operand, cols_ from the second.
   einsum::Labels batch_, rows_, cols_, contracted_;

@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "tra/comm/agreement.hpp"
+#include "tra/common/dtype.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/scalar_types.hpp"
 #include "tra/io/hdf5/handle.hpp"
@@ -72,13 +73,9 @@ hid_t creation_properties(const model::OutputStorage& storage) {
 // float32 is rounded here, not by HDF5 (whose conversion would turn a
 // collective write independent); beyond float's range is ±inf, as numpy's
 // astype gives (a plain cast would be undefined).
-std::vector<float> narrowed(const std::vector<Scalar>& values) {
-  constexpr double top = std::numeric_limits<float>::max();
+std::vector<float> narrowed(const std::vector<double>& values) {
   std::vector<float> out(values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    const double v = values[i];
-    out[i] = v > top ? std::numeric_limits<float>::infinity() : v < -top ? -std::numeric_limits<float>::infinity() : static_cast<float>(v);
-  }
+  for (size_t i = 0; i < values.size(); ++i) out[i] = to_float(values[i]);
   return out;
 }
 
