@@ -55,6 +55,8 @@ const ElementData<float>& Chunk::elements<float>() const {
   return data_f32;
 }
 
+long chunk_references(const Chunk& c) { return c.dtype == DType::Float32 ? chunk_references(c.data_f32) : chunk_references(c.data); }
+
 std::vector<double> Chunk::to_host() const {
   std::vector<double> out(static_cast<size_t>(size()));
   if (dtype == DType::Float64) {

@@ -38,6 +38,10 @@ struct Chunk {
   static Chunk from_host(const Shape& s, const double* values, DType t = DType::Float64);
 };
 
+// The references to c's elements other than the chunk pool's
+// (core/chunk_pool.hpp): 1 when c (or one copy of its View) alone holds them.
+long chunk_references(const Chunk& c);
+
 // f(chunk's elements), with the View of the chunk's own element type.
 template <class F>
 decltype(auto) with_elements(const Chunk& c, F&& f) {

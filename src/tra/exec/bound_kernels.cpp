@@ -4,7 +4,6 @@
 #include "tra/core/chunk_pool.hpp"
 #include "tra/kernels/blocks.hpp"
 #include "tra/kernels/combine.hpp"
-#include "tra/kernels/elementwise.hpp"
 
 namespace tra::exec {
 
@@ -41,7 +40,7 @@ Chunk reduce(const AggKernel& a, const std::vector<const Tuple*>& group) {
       out = group.front()->chunk;
     } else {
       const size_t rank = as->piece.size();
-      out = Chunk(as->out_chunk);
+      out = Chunk(as->out_chunk, group.front()->chunk.dtype);
       for (const Tuple* t : group) {
         Shape offset(rank);
         for (size_t d = 0; d < rank; ++d) offset[d] = t->key[rank + d] * as->piece[d];
@@ -88,8 +87,8 @@ local::JoinFn join_fn_over(const physical::JoinKernel& k, int side) {
     // One owner: this relation alone (a View shared with another relation,
     // a kept result or a broadcast's own copy has more; an unmanaged one
     // none; core/chunk_pool.hpp's own reference does not count).
-    if (chunk_references(over.data) != 1 || x.shape != y.shape) return apply(k, x, y);
-    kernels::eval_elements("tra::join_over_input", k.call.kernel->join_program(), x.data, y.data, over.data);
+    if (chunk_references(over) != 1 || x.shape != y.shape) return apply(k, x, y);
+    kernels::zip_elements_into(k.call.kernel->join_program(), x, y, over);
     return over;
   };
 }

@@ -32,7 +32,7 @@ std::vector<Tuple> join_aggregate(const std::vector<Tuple>& left, const std::vec
       // The first member becomes the accumulator; a kernel's result is
       // normally held by nobody else, and is copied if it is.
       Chunk c = apply(kernel, m.left->chunk, m.right->chunk);
-      out.push_back({it->first, chunk_references(c.data) > 1 ? kernels::clone(c) : std::move(c)});
+      out.push_back({it->first, chunk_references(c) > 1 ? kernels::clone(c) : std::move(c)});
       continue;
     }
     Chunk& acc = out[it->second].chunk;

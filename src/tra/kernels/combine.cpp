@@ -22,8 +22,8 @@ ElementData<T> elements_or_none(const Chunk* c) {
 }
 
 // out := f(x, y) (y may be null), on chunks of x's element type.
-void eval_into(const char* name, const einsum::ScalarProgram& f, const Chunk& x, const Chunk* y, Chunk& out) {
-  TRA_ASSERT(!y || y->dtype == x.dtype, "an element-wise ⊗ of a " << dtype_name(x.dtype) << " and a " << dtype_name(y->dtype) << " chunk");
+void eval_into(const char* name, const einsum::ScalarProgram& f, const Chunk& x, const Chunk* y, const Chunk& out) {
+  TRA_ASSERT((!y || y->dtype == x.dtype) && out.dtype == x.dtype, "an element-wise ⊗ on chunks of different element types");
   with_elements(x, [&](const auto& xe) {
     using T = typename std::decay_t<decltype(xe)>::value_type;
     eval_elements<T>(name, f, xe, elements_or_none<T>(y), out.elements<T>());
@@ -58,6 +58,11 @@ Chunk zip_elements(const einsum::ScalarProgram& f, const Chunk& x, const Chunk& 
   Chunk out = Chunk::uninitialized(x.shape, x.dtype);
   eval_into("tra::zip_elements", f, x, &y, out);
   return out;
+}
+
+void zip_elements_into(const einsum::ScalarProgram& f, const Chunk& x, const Chunk& y, const Chunk& out) {
+  TRA_ASSERT(x.shape == y.shape && out.shape == x.shape, "elementwise op on chunks " << shape_string(x.shape) << " and " << shape_string(y.shape));
+  eval_into("tra::join_over_input", f, x, &y, out);
 }
 
 }  // namespace tra::kernels

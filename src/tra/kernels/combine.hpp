@@ -15,5 +15,8 @@ Chunk map_elements(const einsum::ScalarProgram& f, const Chunk& in);
 // same shape: an elementwise ⊗ on chunks of any shape (R1-7's distributive form
 // runs it on the smaller chunks a selecting map leaves).
 Chunk zip_elements(const einsum::ScalarProgram& f, const Chunk& x, const Chunk& y);
+// The same into `out`, which may be x or y (an element-wise join over an
+// input no one else holds).
+void zip_elements_into(const einsum::ScalarProgram& f, const Chunk& x, const Chunk& y, const Chunk& out);
 
 }  // namespace tra::kernels
