@@ -372,7 +372,7 @@ inline Outcome execute(const IaPlan& plan, const comm::Communicator& c) {
       if (t.chunk.shape != n.type.chunk_shape) t.chunk = Chunk(n.type.chunk_shape);
     }
     comm::Moved ignored;
-    std::vector<Tuple> all = comm::broadcast(c, mine, n.type.key_arity(), n.type.chunk_shape, ignored);
+    std::vector<Tuple> all = comm::broadcast(c, mine, n.type.key_arity(), n.type.chunk_shape, n.type.dtype, ignored);
     std::sort(all.begin(), all.end(), [](const Tuple& a, const Tuple& b) { return a.key < b.key; });
     Rel rel;
     for (const Tuple& t : all) {

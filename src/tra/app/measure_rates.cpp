@@ -112,7 +112,7 @@ double shuffle_rate(const comm::Communicator& c) {
   comm::Moved moved;
   const double t = best_seconds(c, [&] {
     moved = {};
-    comm::shuffle(c, mine, 1, kMoveChunk, next, moved);
+    comm::shuffle(c, mine, 1, kMoveChunk, DType::Float64, next, moved);
   });
   return static_cast<double>(moved.floats) * sizeof(Scalar) / t;
 }
@@ -121,7 +121,7 @@ double bcast_rate(const comm::Communicator& c) {
   const std::vector<Tuple> mine = tuples_to_move(c);
   const double t = best_seconds(c, [&] {
     comm::Moved moved;
-    comm::broadcast(c, mine, 1, kMoveChunk, moved);
+    comm::broadcast(c, mine, 1, kMoveChunk, DType::Float64, moved);
   });
   // What a site receives: the tuples of every other site.
   const double received = static_cast<double>(kTuples) * static_cast<double>(volume(kMoveChunk)) * (c.size() - 1);

@@ -30,7 +30,7 @@ std::vector<Tuple> gathered(const exec::Executor& ex, const physical::IaNode& no
   std::vector<Tuple> mine;
   if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(node_id);
   comm::Moved moved;
-  return comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, moved);
+  return comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, node.type.dtype, moved);
 }
 
 // The first loop-carried tensor (by name) whose update holds a NaN or an

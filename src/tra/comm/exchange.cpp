@@ -23,29 +23,33 @@ using StagingSpace = Kokkos::CudaHostPinnedSpace;
 #else
 using StagingSpace = Kokkos::HostSpace;
 #endif
-using StagingView = Kokkos::View<Scalar*, StagingSpace>;
+template <class T>
+using StagingView = Kokkos::View<T*, StagingSpace>;
 
-StagingView& send_staging() {
-  static StagingView v;
+template <class T>
+StagingView<T>& send_staging() {
+  static StagingView<T> v;
   return v;
 }
 
-StagingView& recv_staging() {
-  static StagingView v;
+template <class T>
+StagingView<T>& recv_staging() {
+  static StagingView<T> v;
   return v;
 }
 
-Scalar* staging(StagingView& kept, size_t floats) {
+template <class T>
+T* staging(StagingView<T>& kept, size_t floats) {
   static bool hooked = false;
   if (!hooked) {  // Views must be gone before Kokkos finalizes
     Kokkos::push_finalize_hook([] {
-      send_staging() = StagingView();
-      recv_staging() = StagingView();
+      send_staging<T>() = StagingView<T>();
+      recv_staging<T>() = StagingView<T>();
     });
     hooked = true;
   }
   if (kept.extent(0) < floats)
-    kept = StagingView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::staging"), std::max(floats, 2 * kept.extent(0)));
+    kept = StagingView<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::staging"), std::max(floats, 2 * kept.extent(0)));
   return kept.data();
 }
 
@@ -53,23 +57,24 @@ Scalar* staging(StagingView& kept, size_t floats) {
 // (memory of the chunks' space). On a host, a memcpy each (the fastest copy
 // there is); on a device, one kernel over (chunk, element) for all, where a
 // copy per chunk would each be a separate transfer.
-void pack(const std::vector<const Tuple*>& tuples, Index per, Scalar* dest) {
+template <class T>
+void pack(const std::vector<const Tuple*>& tuples, Index per, T* dest) {
   const Index n = static_cast<Index>(tuples.size());
   if (n == 0 || per == 0) return;
   if constexpr (kHostChunks) {
     for (Index i = 0; i < n; ++i)
-      std::memcpy(dest + i * per, tuples[static_cast<size_t>(i)]->chunk.data.data(), static_cast<size_t>(per) * sizeof(Scalar));
+      std::memcpy(dest + i * per, tuples[static_cast<size_t>(i)]->chunk.elements<T>().data(), static_cast<size_t>(per) * sizeof(T));
     return;
   }
   Kokkos::View<std::uintptr_t*, MemSpace> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::pack_from"), static_cast<size_t>(n));
   auto host = Kokkos::create_mirror_view(from);
-  for (Index i = 0; i < n; ++i) host(i) = reinterpret_cast<std::uintptr_t>(tuples[static_cast<size_t>(i)]->chunk.data.data());
+  for (Index i = 0; i < n; ++i) host(i) = reinterpret_cast<std::uintptr_t>(tuples[static_cast<size_t>(i)]->chunk.elements<T>().data());
   Kokkos::deep_copy(from, host);
-  Kokkos::View<Scalar*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> to(dest, static_cast<size_t>(n * per));
+  Kokkos::View<T*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> to(dest, static_cast<size_t>(n * per));
   using Tiles = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
   Kokkos::parallel_for(
       "tra::pack", Tiles({0, 0}, {n, per}),
-      KOKKOS_LAMBDA(const Index t, const Index i) { to(t * per + i) = reinterpret_cast<const Scalar*>(from(t))[i]; });
+      KOKKOS_LAMBDA(const Index t, const Index i) { to(t * per + i) = reinterpret_cast<const T*>(from(t))[i]; });
   Kokkos::fence();
 }
 
@@ -95,25 +100,27 @@ int to_int(size_t n, const char* what) {
   return static_cast<int>(n);
 }
 
-// One chunk of `floats` contiguous doubles as one MPI element, so counts are in
-// chunks and stay far below INT_MAX.
+// One chunk of `floats` contiguous elements of type T as one MPI element, so
+// counts are in chunks and stay far below INT_MAX.
+template <class T>
 void chunk_type(TypeHandle& t, Index floats) {
   TRA_ASSERT(floats > 0 && floats < INT_MAX, "chunk of " << floats << " floats cannot travel as one MPI element");
-  TRA_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(floats), mpi_scalar(), t.out()));
+  TRA_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(floats), ElementTypes<T>::mpi(), t.out()));
   t.commit();
 }
 
 // The receive side: one allocation for all incoming chunks, written by MPI
 // directly when chunks live in host memory (else staged and copied once);
 // each received chunk is a subview of it, so no copy follows.
+template <class T>
 struct RecvSide {
-  ChunkData data;
-  Scalar* staged = nullptr;  // device builds: the pinned buffer MPI writes
+  ElementData<T> data;
+  T* staged = nullptr;  // device builds: the pinned buffer MPI writes
 
   explicit RecvSide(size_t floats) : data(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::recv"), floats) {
-    if constexpr (!kHostChunks) staged = staging(recv_staging(), floats);
+    if constexpr (!kHostChunks) staged = staging(recv_staging<T>(), floats);
   }
-  Scalar* host_buffer() {
+  T* host_buffer() {
     if constexpr (kHostChunks) return data.data();
     return staged;
   }
@@ -122,13 +129,13 @@ struct RecvSide {
   void arrived(size_t from, size_t to) {
     if constexpr (!kHostChunks) {
       if (to <= from) return;
-      Kokkos::View<Scalar*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(staged + from, to - from);
+      Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(staged + from, to - from);
       Kokkos::deep_copy(Kokkos::subview(data, std::make_pair(from, to)), src);
     }
   }
   Chunk chunk(size_t i, const Shape& shape, Index per) const {
     const size_t a = i * static_cast<size_t>(per);
-    return Chunk(shape, Kokkos::subview(data, std::make_pair(a, a + static_cast<size_t>(per))));
+    return Chunk(shape, ElementData<T>(Kokkos::subview(data, std::make_pair(a, a + static_cast<size_t>(per)))));
   }
 };
 
@@ -148,10 +155,18 @@ Key key_at(const std::vector<Index>& keys, size_t i, int arity) {
   return Key(keys.begin() + static_cast<long>(i) * arity, keys.begin() + static_cast<long>(i + 1) * arity);
 }
 
-}  // namespace
+// Every tuple holds elements of type T (else an internal error: a relation
+// has one element type).
+template <class T>
+void check_type(const std::vector<Tuple>& tuples) {
+  for (const Tuple& t : tuples)
+    TRA_ASSERT(t.chunk.dtype == dtype_of<T>(), "a " << dtype_name(t.chunk.dtype) << " chunk in a " << dtype_name(dtype_of<T>()) << " exchange");
+}
 
-std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity, const Shape& chunk_shape, Moved& moved,
-                             const std::vector<int>* planned) {
+template <class T>
+std::vector<Tuple> broadcast_as(const Communicator& c, const std::vector<Tuple>& mine, int key_arity, const Shape& chunk_shape, Moved& moved,
+                                const std::vector<int>* planned) {
+  check_type<T>(mine);
   const int p = c.size();
   const Index per = volume(chunk_shape);
   if (p == 1) return mine;  // nothing leaves the rank: nothing is copied
@@ -180,7 +195,7 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
     const std::vector<Index> send_keys = flat_keys(ptrs);
     TRA_MPI_CHECK(MPI_Allgatherv(send_keys.data(), n_mine, kt.get(), keys.data(), counts.data(), displs.data(), kt.get(), c.get()));
   }
-  RecvSide recv(total * static_cast<size_t>(per));
+  RecvSide<T> recv(total * static_cast<size_t>(per));
   if (per > 0) {
     // In place: every rank first puts its own chunks at its displacement.
     // (Sending them from their own memory through an hindexed datatype would
@@ -194,11 +209,11 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
     const size_t own_to = own_from + mine.size() * static_cast<size_t>(per);
     pack(ptrs, per, recv.data.data() + own_from);
     if constexpr (!kHostChunks) {
-      Kokkos::View<Scalar*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> own(recv.host_buffer() + own_from, own_to - own_from);
+      Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> own(recv.host_buffer() + own_from, own_to - own_from);
       Kokkos::deep_copy(own, Kokkos::subview(recv.data, std::make_pair(own_from, own_to)));
     }
     TypeHandle ct;
-    chunk_type(ct, per);
+    chunk_type<T>(ct, per);
     TRA_MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv.host_buffer(), counts.data(), displs.data(), ct.get(), c.get()));
     recv.arrived(0, own_from);
     recv.arrived(own_to, total * static_cast<size_t>(per));
@@ -221,8 +236,10 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
   return out;
 }
 
-std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape,
-                           const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned) {
+template <class T>
+std::vector<Tuple> shuffle_as(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape,
+                              const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned) {
+  check_type<T>(mine);
   const int p = c.size();
   const Index per = volume(chunk_shape);
   if (p == 1) return mine;  // every tuple is already where it goes
@@ -264,20 +281,20 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
     TRA_MPI_CHECK(MPI_Alltoallv(send_keys.data(), send_counts.data(), sdispl.data(), kt.get(), keys.data(), recv_counts.data(), rdispl.data(),
                                 kt.get(), c.get()));
   }
-  RecvSide recv(received * static_cast<size_t>(per));
+  RecvSide<T> recv(received * static_cast<size_t>(per));
   if (per > 0) {
     // The send side is packed (Alltoallv takes one datatype for all peers):
     // in place on a host, on a device and then in one transfer to the host.
     const size_t floats = ordered.size() * static_cast<size_t>(per);
-    ChunkData packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::packed"), floats);
+    ElementData<T> packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::packed"), floats);
     pack(ordered, per, packed.data());
-    Scalar* send = packed.data();
+    T* send = packed.data();
     if constexpr (!kHostChunks) {
-      send = staging(send_staging(), floats);
-      Kokkos::deep_copy(Kokkos::View<Scalar*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(send, floats), packed);
+      send = staging(send_staging<T>(), floats);
+      Kokkos::deep_copy(Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(send, floats), packed);
     }
     TypeHandle ct;
-    chunk_type(ct, per);
+    chunk_type<T>(ct, per);
     TRA_MPI_CHECK(
         MPI_Alltoallv(send, send_counts.data(), sdispl.data(), ct.get(), recv.host_buffer(), recv_counts.data(), rdispl.data(), ct.get(), c.get()));
     recv.arrived(0, received * static_cast<size_t>(per));
@@ -288,6 +305,20 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
     TRA_ASSERT(site(out.back().key) == c.rank(), "shuffle: rank " << c.rank() << " received key " << to_string(out.back().key) << " of another rank");
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity, const Shape& chunk_shape, DType dtype,
+                             Moved& moved, const std::vector<int>* planned) {
+  if (dtype == DType::Float32) return broadcast_as<float>(c, mine, key_arity, chunk_shape, moved, planned);
+  return broadcast_as<double>(c, mine, key_arity, chunk_shape, moved, planned);
+}
+
+std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape, DType dtype,
+                           const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned) {
+  if (dtype == DType::Float32) return shuffle_as<float>(c, std::move(mine), key_arity, chunk_shape, site, moved, planned);
+  return shuffle_as<double>(c, std::move(mine), key_arity, chunk_shape, site, moved, planned);
 }
 
 }  // namespace tra::comm

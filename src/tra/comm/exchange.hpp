@@ -22,15 +22,16 @@ struct Counts {
 };
 
 // Every rank ends with the tuples of all ranks. `counts`, if given, are the
-// tuples each rank holds (as planned); this rank's own must match.
-std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity, const Shape& chunk_shape, Moved& moved,
-                             const std::vector<int>* counts = nullptr);
+// tuples each rank holds (as planned); this rank's own must match. Every
+// chunk holds elements of `dtype` (a rank may hold none, so it is said).
+std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mine, int key_arity, const Shape& chunk_shape, DType dtype,
+                             Moved& moved, const std::vector<int>* counts = nullptr);
 
 // Every tuple goes to rank `site(key)`; tuples already there stay without a
 // copy. `planned`, if given, says what moves: what this rank finds it must
 // send has to match it, and every key it receives must be its own (else an
 // internal error: the plan's prediction was wrong).
-std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape,
+std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape, DType dtype,
                            const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned = nullptr);
 
 }  // namespace tra::comm

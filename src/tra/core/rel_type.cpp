@@ -11,6 +11,8 @@ Shape RelType::tensor_shape() const {
   return s;
 }
 
-std::string RelType::str() const { return "f=" + shape_string(frontier) + " b=" + shape_string(chunk_shape); }
+std::string RelType::str() const {
+  return "f=" + shape_string(frontier) + " b=" + shape_string(chunk_shape) + (dtype == DType::Float64 ? "" : std::string(" ") + dtype_name(dtype));
+}
 
 }  // namespace tra

@@ -2,8 +2,10 @@
 // The type of a (physical) tensor relation: key arity k, array bound b and the
 // frontier f (TRA paper §3, §3.2). Under uniqueness and continuity the relation
 // holds exactly volume(f) tuples, so sizes are known without estimation (§5.3).
+// Its arrays' elements are of one type, dtype.
 #include <string>
 
+#include "tra/common/dtype.hpp"
 #include "tra/core/key.hpp"
 
 namespace tra {
@@ -11,6 +13,7 @@ namespace tra {
 struct RelType {
   Shape frontier;  // one entry per key dimension
   Shape chunk_shape;  // bound b of every array
+  DType dtype = DType::Float64;  // of every array's elements
 
   int key_arity() const { return static_cast<int>(frontier.size()); }
   Index tuples() const { return volume(frontier); }
@@ -20,8 +23,8 @@ struct RelType {
   // then it stands for the tensor of shape frontier[i] * chunk_shape[i].
   bool standard() const { return frontier.size() == chunk_shape.size(); }
   Shape tensor_shape() const;
-  std::string str() const;  // "f=[2, 2] b=[2, 2]"
-  bool operator==(const RelType& o) const { return frontier == o.frontier && chunk_shape == o.chunk_shape; }
+  std::string str() const;  // "f=[2, 2] b=[2, 2]", and " float32" for float32 arrays
+  bool operator==(const RelType& o) const { return frontier == o.frontier && chunk_shape == o.chunk_shape && dtype == o.dtype; }
 };
 
 }  // namespace tra

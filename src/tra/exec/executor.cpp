@@ -106,7 +106,7 @@ template <>
 std::vector<Tuple> Executor::step(const physical::BcastParams&, size_t at, Index& moved) {
   const IaNode& n = plan_.nodes[at];
   comm::Moved m;
-  auto out = comm::broadcast(comm_, input(at), n.type.key_arity(), n.type.chunk_shape, m, &broadcast_counts_[at]);
+  auto out = comm::broadcast(comm_, input(at), n.type.key_arity(), n.type.chunk_shape, n.type.dtype, m, &broadcast_counts_[at]);
   moved = m.floats;
   return out;
 }
@@ -124,7 +124,7 @@ std::vector<Tuple> Executor::step(const physical::ShuffleParams& p, size_t at, I
     return out;
   }
   comm::Moved m;
-  auto out = comm::shuffle(comm_, input(at), n.type.key_arity(), n.type.chunk_shape, site, m, &shuffle_counts_[at]);
+  auto out = comm::shuffle(comm_, input(at), n.type.key_arity(), n.type.chunk_shape, n.type.dtype, site, m, &shuffle_counts_[at]);
   moved = m.floats;
   return out;
 }

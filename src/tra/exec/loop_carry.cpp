@@ -20,7 +20,8 @@ std::vector<Tuple> regrid(const comm::Communicator& c, const std::vector<Tuple>&
     }
   comm::Moved m;
   std::vector<Tuple> out = comm::shuffle(
-      c, std::move(addressed), next.type.key_arity() + 1, next.type.chunk_shape, [](const Key& k) { return static_cast<int>(k.back()); }, m);
+      c, std::move(addressed), next.type.key_arity() + 1, next.type.chunk_shape, next.type.dtype,
+      [](const Key& k) { return static_cast<int>(k.back()); }, m);
   moved = m.floats;
   for (Tuple& t : out) t.key.pop_back();
   return out;
@@ -29,12 +30,12 @@ std::vector<Tuple> regrid(const comm::Communicator& c, const std::vector<Tuple>&
 std::optional<std::vector<Tuple>> carry(const comm::Communicator& c, const std::vector<Tuple>& mine, const physical::IaNode& next,
                                         const physical::IaNode& scan, Index& moved) {
   moved = 0;
-  if (next.type.chunk_shape != scan.type.chunk_shape) return std::nullopt;
+  if (next.type.chunk_shape != scan.type.chunk_shape || next.type.dtype != scan.type.dtype) return std::nullopt;
   const int key_arity = scan.type.key_arity();
   if (scan.dist.everywhere) {
     if (next.dist.everywhere) return mine;
     comm::Moved m;
-    std::vector<Tuple> all = comm::broadcast(c, mine, key_arity, scan.type.chunk_shape, m);
+    std::vector<Tuple> all = comm::broadcast(c, mine, key_arity, scan.type.chunk_shape, scan.type.dtype, m);
     moved = m.floats;
     return all;
   }
@@ -47,7 +48,7 @@ std::optional<std::vector<Tuple>> carry(const comm::Communicator& c, const std::
   }
   comm::Moved m;
   std::vector<Tuple> out = comm::shuffle(
-      c, mine, key_arity, scan.type.chunk_shape, [&](const Key& k) { return want.at(k); }, m);
+      c, mine, key_arity, scan.type.chunk_shape, scan.type.dtype, [&](const Key& k) { return want.at(k); }, m);
   moved = m.floats;
   return out;
 }

@@ -53,7 +53,7 @@ Outcome run_on(const comm::Communicator& c, const model::Workflow& wf, bool opti
     std::vector<Tuple> mine;
     if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(n);
     comm::Moved ignored;
-    auto all = comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, ignored);
+    auto all = comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, node.type.dtype, ignored);
     out.tensors[name] = testing::assemble(all, node.type.frontier, node.type.chunk_shape);
   }
   return out;

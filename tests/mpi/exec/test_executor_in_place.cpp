@@ -54,8 +54,8 @@ std::pair<std::map<std::string, testing::Dense>, bool> run(const std::vector<std
     std::vector<Tuple> mine;
     if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(n);
     comm::Moved ignored;
-    out[name] =
-        testing::assemble(comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, ignored), node.type.frontier, node.type.chunk_shape);
+    out[name] = testing::assemble(comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, node.type.dtype, ignored),
+                                  node.type.frontier, node.type.chunk_shape);
   }
   return {out, over_inputs};
 }

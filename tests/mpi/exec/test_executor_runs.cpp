@@ -76,8 +76,8 @@ TEST(ExecutorRuns, OneExecutorRunsALoopAndKeepsTheCarriedTensorInItsBuffers) {
   std::vector<Tuple> mine;
   if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(u);
   comm::Moved ignored;
-  const testing::Dense got =
-      testing::assemble(comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, ignored), node.type.frontier, node.type.chunk_shape);
+  const testing::Dense got = testing::assemble(comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, node.type.dtype, ignored),
+                                               node.type.frontier, node.type.chunk_shape);
   // One rounding per run (the halving is exact), on values below 3.
   EXPECT_LE(testing::max_abs_diff(got, w), kRuns * 4 * DBL_EPSILON);
 }

@@ -149,7 +149,7 @@ bool distribute_map_into_join(IaPlan& p, int at) {
     a.params = MapParams{};
     a.inputs = {side};
     a.map().array_map = m.map().array_map;
-    a.out_type = RelType{p.node(side).type.frontier, m.out_type.chunk_shape};
+    a.out_type = RelType{p.node(side).type.frontier, m.out_type.chunk_shape, m.out_type.dtype};
     mapped.push_back(add_node(p, std::move(a)));
   }
   const einsum::ScalarProgram& op = j.join().kernel.call.kernel->join_program();
