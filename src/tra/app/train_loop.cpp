@@ -63,7 +63,8 @@ double batch_bytes(const physical::IaPlan& ia, Index batches, int rank) {
     if (n.kind() != physical::IaNode::Kind::Scan || !n.scan().source->batch) continue;
     Index keys = 0;
     for (const auto& [k, site] : n.dist.at) keys += n.dist.everywhere || site == rank;
-    bytes += static_cast<double>(keys) * static_cast<double>(volume(n.type.chunk_shape)) * sizeof(Scalar) * static_cast<double>(batches);
+    bytes += static_cast<double>(keys) * static_cast<double>(volume(n.type.chunk_shape)) * static_cast<double>(element_bytes(n.type.dtype)) *
+             static_cast<double>(batches);
   }
   return bytes;
 }

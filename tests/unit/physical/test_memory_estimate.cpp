@@ -6,6 +6,7 @@
 
 #include "tra/app/plan_deck.hpp"
 #include "tra/io/deck/deck_reader.hpp"
+#include "tra/physical/cost_model.hpp"
 #include "tra/physical/memory_estimate.hpp"
 
 namespace tra::physical {
@@ -30,6 +31,41 @@ TEST(MemoryEstimate, ResultsAreHeldUntilTheirLastConsumer) {
       1);
   EXPECT_EQ(p.memory.peak_bytes, 2 * 100 * 100 * 8);
   EXPECT_EQ(estimate_memory(p.optimized.chosen).peak_bytes, p.memory.peak_bytes);
+}
+
+// Inputs read where they lie, so that the plan moves them.
+OptimizerOptions no_replicated_reads() {
+  OptimizerOptions o;
+  o.disabled.insert("scan-all");
+  return o;
+}
+
+// A plan of float32 relations holds 4 bytes an element: half the memory,
+// and its Bcasts and Shuffles carry half the bytes (the estimate of each
+// movement, its latency aside, halves).
+TEST(MemoryEstimate, Float32RelationsNeedHalfTheBytes) {
+  const app::PlannedDeck p = plan(
+      "tensors:\n"
+      "  - {name: A, shape: [64, 64], source: ones}\n"
+      "  - {name: B, shape: [64, 64], source: ones}\n"
+      "graph:\n"
+      "  - \"C[i,k] = sum_j A[i,j] * B[j,k]\"\n"
+      "outputs:\n"
+      "  - {tensor: C, file: c.h5}\n",
+      4, no_replicated_reads());
+  IaPlan wide = p.optimized.chosen, narrow = wide;
+  for (IaNode& n : narrow.nodes) n.type.dtype = n.out_type.dtype = DType::Float32;
+  const Rates rates;
+  int movements = 0;
+  for (size_t i = 0; i < wide.nodes.size(); ++i) {
+    const IaNode& w = wide.nodes[i];
+    if (w.kind() != IaNode::Kind::Bcast && w.kind() != IaNode::Kind::Shuffle) continue;
+    ++movements;
+    const double wide_s = cost_of(wide, rates).node_seconds[i] - rates.latency, narrow_s = cost_of(narrow, rates).node_seconds[i] - rates.latency;
+    EXPECT_NEAR(narrow_s, wide_s / 2, 1e-12 * wide_s) << w.name();
+  }
+  EXPECT_GT(movements, 0);
+  EXPECT_EQ(2 * estimate_memory(narrow).peak_bytes, estimate_memory(wide).peak_bytes);
 }
 
 TEST(MemoryEstimate, SplitResultsAreCountedOnTheirOwnRank) {

@@ -27,7 +27,7 @@ void infer(BcastParams&, IaNode& n, const Context& c) {
 
 // A start-up latency and the busiest site's bytes received.
 double seconds(const BcastParams&, const IaNode& n, const Rates& r, bool) {
-  return r.latency + static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.bcast_bytes;
+  return r.latency + static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.bcast_bytes;
 }
 
 std::string text(const BcastParams&) { return ""; }

@@ -93,7 +93,8 @@ void infer_traffic(const CarryParams& p, IaNode& n, const Context& c) { carry(p,
 // A start-up latency and the busiest site's bytes sent or received, at the
 // rate of the collective that moves them.
 double seconds(const CarryParams&, const IaNode& n, const Rates& r, bool) {
-  return r.latency + static_cast<double>(n.site_floats_in) * sizeof(Scalar) / (n.dist.everywhere ? r.bcast_bytes : r.shuffle_bytes);
+  return r.latency + static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) /
+                         (n.dist.everywhere ? r.bcast_bytes : r.shuffle_bytes);
 }
 
 std::string text(const CarryParams& p) { return " " + p.tensor + " to " + dims_list(p.scans) + (p.regrid ? " regrid" : ""); }
@@ -111,7 +112,7 @@ std::vector<std::int64_t> bytes_passed_through(const CarryParams&, const IaNode&
   if (in.dist.everywhere) return held_bytes(n, c.nsites);
   if (n.dist.everywhere) return held_bytes(in, c.nsites);
   std::vector<std::int64_t> bytes(static_cast<size_t>(c.nsites), 0);
-  const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(sizeof(Scalar));
+  const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(element_bytes(n.type.dtype));
   const std::map<Key, int> from = sites_of(in.dist);
   for (const auto& [key, site] : n.dist.at)
     if (auto f = from.find(key); f != from.end() && f->second == site && site >= 0 && site < c.nsites) bytes[static_cast<size_t>(site)] += chunk;

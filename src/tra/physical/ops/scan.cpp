@@ -26,7 +26,7 @@ void infer(ScanParams& p, IaNode& n, const Context& c) {
 double seconds(const ScanParams& p, const IaNode& n, const Rates& r, bool) {
   const auto& source = p.source;
   if (source && std::holds_alternative<model::Hdf5Source>(source->source))
-    return static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.hdf5_read_bytes;
+    return static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.hdf5_read_bytes;
   const auto* g = source ? std::get_if<model::Generator>(&source->source) : nullptr;
   const bool normal = g && g->kind == model::Generator::Kind::Normal;
   return static_cast<double>(n.site_floats_in) / (normal ? r.generate_normal_floats : r.generate_floats);

@@ -32,7 +32,7 @@ void infer(ShuffleParams& p, IaNode& n, const Context& c) {
 
 // A start-up latency and the busiest site's bytes sent or received.
 double seconds(const ShuffleParams&, const IaNode& n, const Rates& r, bool) {
-  return r.latency + static_cast<double>(n.site_floats_in) * sizeof(Scalar) / r.shuffle_bytes;
+  return r.latency + static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.shuffle_bytes;
 }
 
 std::string text(const ShuffleParams& p) { return " " + p.placement.str() + " grid " + shape_string(p.site_grid); }
@@ -44,7 +44,7 @@ std::vector<std::int64_t> bytes_passed_through(const ShuffleParams&, const IaNod
   std::vector<std::int64_t> bytes(static_cast<size_t>(c.nsites), 0);
   const IaNode& in = c.in(n);
   if (in.dist.everywhere || n.dist.everywhere) return bytes;
-  const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(sizeof(Scalar));
+  const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(element_bytes(n.type.dtype));
   std::map<Key, int> to;
   for (const auto& [key, site] : n.dist.at) to.emplace(key, site);
   for (const auto& [key, site] : in.dist.at)
