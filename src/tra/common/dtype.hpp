@@ -1,10 +1,13 @@
 #pragma once
 // The element types a chunk may hold. Host-side values (learning rates,
 // costs, a program's constants) stay double whatever the chunks hold.
+#include <Kokkos_Macros.hpp>
+
+#include <cmath>
 #include <cstddef>
-#include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace tra {
 
@@ -36,11 +39,19 @@ constexpr DType dtype_of<float>() {
 // v rounded to the nearest float, as IEEE 754 and NumPy's astype(float32)
 // round it: beyond the largest float by half its last place or more, to
 // ±infinity (a C++ conversion of such a double is undefined).
-inline float to_float(double v) {
+// Host and device code alike (the generators round on the device).
+KOKKOS_INLINE_FUNCTION float to_float(double v) {
   constexpr double kOverflow = 0x1.ffffffp+127;  // FLT_MAX + half an ulp: rounds to even, infinity
-  if (v >= kOverflow) return std::numeric_limits<float>::infinity();
-  if (v <= -kOverflow) return -std::numeric_limits<float>::infinity();
+  if (v >= kOverflow) return HUGE_VALF;
+  if (v <= -kOverflow) return -HUGE_VALF;
   return static_cast<float>(v);
+}
+
+// v as an element of type T: itself, or rounded to the nearest float.
+template <class T>
+KOKKOS_INLINE_FUNCTION T to_element(double v) {
+  if constexpr (std::is_same_v<T, float>) return to_float(v);
+  else return v;
 }
 
 }  // namespace tra

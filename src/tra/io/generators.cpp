@@ -22,27 +22,10 @@ KOKKOS_INLINE_FUNCTION double unit(std::uint64_t seed, std::uint64_t counter) {
   return (static_cast<double>(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-}  // namespace
-
-Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_shape, const Key& key) {
-  const int rank = static_cast<int>(shape.size());
-  TRA_ASSERT(rank <= kernels::kMaxRank, "tensor rank " << rank);
-  // Walk the chunk's elements; stride_a gives the tensor-wide row-major position.
-  const Shape tensor_strides = kernels::row_major_strides(shape);
-  kernels::Walk w;
-  w.rank = rank;
-  Index base = 0;
-  for (int d = 0; d < rank; ++d) {
-    w.extent[d] = chunk_shape[d];
-    w.stride_a[d] = tensor_strides[d];
-    base += key[d] * chunk_shape[d] * tensor_strides[d];
-  }
-  // For identity: the element is on the diagonal when every index is equal;
-  // stride_b/stride_c carry the first index and the chunk offsets.
-  Index offset[kernels::kMaxRank] = {};
-  for (int d = 0; d < rank; ++d) offset[d] = key[d] * chunk_shape[d];
-  Chunk out = Chunk::uninitialized(chunk_shape);
-  auto v = out.data;
+// The chunk's elements as T: each computed in double, then rounded to T
+// once (so a float32 run's inputs are the float64 run's, rounded).
+template <class T>
+void generate_into(const ElementData<T>& v, const Generator& g, const kernels::Walk& w, Index base, const kernels::Walk& offsets) {
   const auto kind = g.kind;
   const double a = g.a, b = g.b;
   const std::uint64_t seed = g.seed;
@@ -76,7 +59,7 @@ Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_
             Index q = p, first = -1;
             bool diag = true;
             for (int d = w.rank - 1; d >= 0; --d) {
-              const Index i = q % w.extent[d] + offset[d];
+              const Index i = q % w.extent[d] + offsets.extent[d];
               q /= w.extent[d];
               if (first < 0) first = i;
               else diag = diag && (i == first);
@@ -88,8 +71,33 @@ Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_
             x = a + b * static_cast<double>(global);
             break;
         }
-        v(p) = x;
+        v(p) = to_element<T>(x);
       });
+}
+
+}  // namespace
+
+Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_shape, const Key& key, DType dtype) {
+  const int rank = static_cast<int>(shape.size());
+  TRA_ASSERT(rank <= kernels::kMaxRank, "tensor rank " << rank);
+  // Walk the chunk's elements; stride_a gives the tensor-wide row-major position.
+  const Shape tensor_strides = kernels::row_major_strides(shape);
+  kernels::Walk w;
+  w.rank = rank;
+  Index base = 0;
+  for (int d = 0; d < rank; ++d) {
+    w.extent[d] = chunk_shape[d];
+    w.stride_a[d] = tensor_strides[d];
+    base += key[d] * chunk_shape[d] * tensor_strides[d];
+  }
+  // For identity: the element is on the diagonal when every index is equal;
+  // the chunk's offsets in the tensor, per dimension (in a Walk's extents:
+  // a fixed array a kernel captures by value).
+  kernels::Walk offsets;
+  for (int d = 0; d < rank; ++d) offsets.extent[d] = key[d] * chunk_shape[d];
+  Chunk out = Chunk::uninitialized(chunk_shape, dtype);
+  if (dtype == DType::Float32) generate_into<float>(out.data_f32, g, w, base, offsets);
+  else generate_into<double>(out.data, g, w, base, offsets);
   return out;
 }
 
