@@ -68,7 +68,7 @@ std::vector<Tuple> Executor::scan(int node, bool& held) const {
   if (auto given = inputs_.find(t.name); given != inputs_.end()) {
     held = true;
     std::vector<Tuple> out;
-    for (const Key& k : mine) out.push_back({k, slice(*given->second, n.type.chunk_shape, k)});
+    for (const Key& k : mine) out.push_back({k, slice(*given->second, n.type.chunk_shape, k, n.type.dtype)});
     return out;
   }
   if (auto h = std::get_if<model::Hdf5Source>(&t.source)) {
@@ -80,7 +80,7 @@ std::vector<Tuple> Executor::scan(int node, bool& held) const {
         return *kept;
       }
     try {
-      std::vector<Tuple> read = io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine, batch ? origin->second : Shape{});
+      std::vector<Tuple> read = io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine, batch ? origin->second : Shape{}, n.type.dtype);
       if (batch && batch_cache_) batch_cache_->keep(node, origin->second, read);
       return read;
     } catch (const UserError& e) {
@@ -89,7 +89,7 @@ std::vector<Tuple> Executor::scan(int node, bool& held) const {
   }
   const auto& g = std::get<model::Generator>(t.source);
   std::vector<Tuple> out;
-  for (const Key& k : mine) out.push_back({k, io::generate_chunk(g, t.shape, n.type.chunk_shape, k)});
+  for (const Key& k : mine) out.push_back({k, io::generate_chunk(g, t.shape, n.type.chunk_shape, k, n.type.dtype)});
   return out;
 }
 

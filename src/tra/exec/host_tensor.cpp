@@ -13,11 +13,11 @@ Index offset(const Shape& shape, const Shape& chunk_shape, const Key& key, const
 
 }  // namespace
 
-Chunk slice(const HostTensor& t, const Shape& chunk_shape, const Key& key) {
+Chunk slice(const HostTensor& t, const Shape& chunk_shape, const Key& key, DType dtype) {
   std::vector<Scalar> v;
   v.reserve(static_cast<size_t>(volume(chunk_shape)));
   for_each_key(chunk_shape, [&](const Key& local) { v.push_back(t.values[static_cast<size_t>(offset(t.shape, chunk_shape, key, local))]); });
-  return Chunk::from_host(chunk_shape, v);
+  return Chunk::from_host(chunk_shape, v, dtype);
 }
 
 HostTensor assemble(const std::vector<Tuple>& tuples, const Shape& tensor_shape, const Shape& chunk_shape) {

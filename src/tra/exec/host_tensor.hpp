@@ -13,8 +13,8 @@ struct HostTensor {
   std::vector<Scalar> values;
 };
 
-// The chunk of shape chunk_shape at chunk-grid position key.
-Chunk slice(const HostTensor& t, const Shape& chunk_shape, const Key& key);
+// The chunk of shape chunk_shape at chunk-grid position key, of `dtype`.
+Chunk slice(const HostTensor& t, const Shape& chunk_shape, const Key& key, DType dtype = DType::Float64);
 // The tensor of tensor_shape from every one of its tuples (standard form).
 HostTensor assemble(const std::vector<Tuple>& tuples, const Shape& tensor_shape, const Shape& chunk_shape);
 

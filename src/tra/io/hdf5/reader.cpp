@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "tra/common/error.hpp"
-#include "tra/common/scalar_types.hpp"
 #include "tra/io/hdf5/dataset_extents.hpp"
 #include "tra/io/hdf5/handle.hpp"
 
@@ -30,7 +29,7 @@ void validate_source(const TensorDecl& t, const Hdf5Source& src) {
 }
 
 std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape, const std::vector<Key>& keys,
-                               const Shape& origin) {
+                               const Shape& origin, DType dtype) {
   PropList fapl(TRA_H5_COLLECTIVE(H5Pcreate(H5P_FILE_ACCESS)));
   TRA_H5_COLLECTIVE(H5Pset_fapl_mpio(fapl.get(), c.get(), MPI_INFO_NULL));
   // The file was checked when the run was planned; one that fails to open
@@ -62,7 +61,7 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
   std::vector<hsize_t> count(chunk_shape.begin(), chunk_shape.end());
   Dataspace mem_space(TRA_H5_COLLECTIVE(H5Screate_simple(rank, count.data(), nullptr)));
   std::vector<Tuple> out;
-  std::vector<Scalar> buffer(static_cast<size_t>(volume(chunk_shape)));
+  std::vector<double> buffer(static_cast<size_t>(volume(chunk_shape)));
   // Independent reads: ranks own different numbers of chunks. A read that
   // fails (a corrupted chunk, a checksum) is the user's data: reported with
   // the file and dataset once the file is closed (collectively, by every
@@ -72,14 +71,14 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
     for (int i = 0; i < rank; ++i)
       start[i] = static_cast<hsize_t>((src.start.empty() ? 0 : src.start[i]) + (origin.empty() ? 0 : origin[i]) + k[i] * chunk_shape[i]);
     TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
-    if (H5Dread(d.get(), hdf5_scalar(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()) < 0) {
+    if (H5Dread(d.get(), H5T_NATIVE_DOUBLE, mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()) < 0) {
       std::string at;
       for (int i = 0; i < rank; ++i) at += (i ? ", " : "") + std::to_string(start[i]);
       const std::string why = hdf5_reason();
       throw UserError("cannot read dataset '" + src.dataset + "' of '" + src.file + "' at [" + at +
                       "]: " + (why.empty() ? "HDF5 could not read it" : why));
     }
-    out.push_back({k, Chunk::from_host(chunk_shape, buffer)});
+    out.push_back({k, Chunk::from_host(chunk_shape, buffer, dtype)});
   }
   return out;
 }

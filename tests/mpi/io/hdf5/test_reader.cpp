@@ -1,0 +1,67 @@
+// Chunks read from HDF5 as float32: a float64 dataset's values rounded to
+// float once, an integer dataset's exactly, each chunk where its key says;
+// as float64, every bit of the file's doubles.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tra/comm/communicator.hpp"
+#include "tra/io/hdf5/reader.hpp"
+
+namespace tra::io::hdf5 {
+namespace {
+
+// Rank 0 writes a 4 x 6 float64 dataset /x (value 0.1 + row + col / 8) and
+// an int32 dataset /n (value 1000 * row + col) to a file of its own.
+std::string write_file(const comm::Communicator& c) {
+  const std::string path = "/tmp/tra_test_reader_" + std::to_string(::getpid()) + ".h5";
+  std::string name = c.broadcast(path);
+  if (c.rank() == 0) {
+    const hid_t f = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t dims[2] = {4, 6};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    std::vector<double> x(24);
+    std::vector<int> n(24);
+    for (int r = 0; r < 4; ++r)
+      for (int k = 0; k < 6; ++k) x[static_cast<size_t>(r * 6 + k)] = 0.1 + r + k / 8.0, n[static_cast<size_t>(r * 6 + k)] = 1000 * r + k;
+    const hid_t dx = H5Dcreate2(f, "x", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(dx, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data());
+    const hid_t dn = H5Dcreate2(f, "n", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(dn, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, n.data());
+    H5Dclose(dx), H5Dclose(dn), H5Sclose(space), H5Fclose(f);
+  }
+  c.barrier();
+  return name;
+}
+
+TEST(Hdf5Reader, ChunksReadAsFloat32AreTheFileValuesRoundedOnce) {
+  comm::Communicator c;
+  const std::string file = write_file(c);
+  const std::vector<Key> keys = {{0, 1}, {1, 0}};  // 2 x 3 chunks: rows 0-1 cols 3-5, rows 2-3 cols 0-2
+  for (DType t : {DType::Float64, DType::Float32}) {
+    const std::vector<Tuple> x = read_chunks(c, model::Hdf5Source{file, "x", {}}, {2, 3}, keys, {}, t);
+    const std::vector<Tuple> n = read_chunks(c, model::Hdf5Source{file, "n", {}}, {2, 3}, keys, {}, t);
+    ASSERT_EQ(x.size(), 2u);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_EQ(x[i].chunk.dtype, t);
+      const std::vector<double> xv = x[i].chunk.to_host(), nv = n[i].chunk.to_host();
+      for (Index r = 0; r < 2; ++r)
+        for (Index k = 0; k < 3; ++k) {
+          const Index row = keys[i][0] * 2 + r, col = keys[i][1] * 3 + k;
+          const double want = 0.1 + static_cast<double>(row) + static_cast<double>(col) / 8.0;
+          EXPECT_EQ(xv[static_cast<size_t>(r * 3 + k)], t == DType::Float32 ? static_cast<double>(static_cast<float>(want)) : want);
+          EXPECT_EQ(nv[static_cast<size_t>(r * 3 + k)], static_cast<double>(1000 * row + col));
+        }
+    }
+  }
+  c.barrier();
+  if (c.rank() == 0) std::remove(file.c_str());
+}
+
+}  // namespace
+}  // namespace tra::io::hdf5
