@@ -2,7 +2,13 @@
 """Runs every deck in inputs/ under mpirun and compares its HDF5 outputs with
 the numpy references in references.py, and the floats the plan predicted to
 move with those the executor moved. A deck without a reference fails the
-check, so a new example deck cannot slip in untested."""
+check, so a new example deck cannot slip in untested.
+
+With --dtype float32 every deck runs with run: dtype: float32: its outputs
+must be float32 datasets, and the references' bounds are the same error
+analysis with float32's epsilon, plus the output's own rounding to float32
+(half an ulp); a training deck must be refused (exit 2: float32 training is
+not built yet)."""
 import argparse
 import glob
 import os
@@ -14,6 +20,8 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import references  # noqa: E402
+import references_transformer  # noqa: E402
 from references import REFERENCES  # noqa: E402
 from references_transformer import REFERENCES as TRANSFORMER_REFERENCES  # noqa: E402
 
@@ -36,7 +44,14 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--inputs", required=True)
     ap.add_argument("--partitioner", default="", help="run every deck under this partitioner instead of the deck's")
+    ap.add_argument("--dtype", default="float64", choices=("float64", "float32"), help="the element type every deck runs in")
     args = ap.parse_args()
+    narrow = args.dtype == "float32"
+    if narrow:
+        # The references' bounds are written with EPS: the same analysis, float32's unit.
+        references.EPS = references_transformer.EPS = float(np.finfo(np.float32).eps)
+        references.DTYPE = np.float32
+        references_transformer.ULP_FN = 4 * references_transformer.EPS
 
     decks = sorted(glob.glob(os.path.join(args.inputs, "*.yaml")))
     passed = failed = 0
@@ -45,10 +60,15 @@ def main():
         with tempfile.TemporaryDirectory() as out:
             # --explain=analyze also exercises the optimizer's EXPLAIN text on every deck.
             cmd = [args.mpiexec, "--oversubscribe", "-n", str(args.ranks), os.path.abspath(args.tra_run), deck, "--output-dir", out,
-                   "--explain=analyze"] + (["--partitioner", args.partitioner] if args.partitioner else [])
+                   "--explain=analyze"] + (["--partitioner", args.partitioner] if args.partitioner else []) + \
+                (["--set", "run/dtype=float32"] if narrow else [])
             run = subprocess.run(cmd, capture_output=True, text=True)
             problems = []
-            if run.returncode != 0:
+            trains = re.search(r"^train:", open(deck).read(), re.M) is not None
+            if narrow and trains:
+                if run.returncode != 2 or "runs decks without train: so far" not in run.stderr:
+                    problems.append(f"a float32 training deck must be refused (exit 2), got exit {run.returncode}: {run.stderr.strip()[-500:]}")
+            elif run.returncode != 0:
                 problems.append(f"exit {run.returncode}: {run.stderr.strip()[-2000:]}")
             elif name not in REFERENCES:
                 problems.append("no numpy reference in tests/regression/references.py")
@@ -62,6 +82,11 @@ def main():
                     problems.append(f"loop-carried floats measured and predicted differ: {carried}")
                 for path, dataset, expected, tol in REFERENCES[name](out, args.inputs):
                     got = read_result(path, dataset)
+                    if narrow and not path.endswith(".csv"):
+                        if got.dtype != np.float32:
+                            problems.append(f"{dataset}: stored as {got.dtype}, expected float32")
+                        got = got.astype(np.float64)
+                        tol = tol + np.abs(expected) * 2.0**-24  # the output's own rounding to float32
                     if got.shape != expected.shape:
                         problems.append(f"{dataset}: shape {got.shape}, expected {expected.shape}")
                         continue
@@ -73,10 +98,10 @@ def main():
                                         f"{expected[i]!r}, tolerance {np.broadcast_to(tol, err.shape)[i]:.3g}")
         if problems:
             failed += 1
-            print(f"FAIL {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''}): " + "; ".join(problems))
+            print(f"FAIL {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''}{', float32' if narrow else ''}): " + "; ".join(problems))
         else:
             passed += 1
-            print(f"ok   {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''})")
+            print(f"ok   {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''}{', float32' if narrow else ''})")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not decks else 0
 

@@ -44,7 +44,7 @@ ULP_FN = 4 * EPS  # a libm call (exp, sqrt, sin, ...) on one side, relative
 
 def _read(path, name):
     with h5py.File(path, "r") as f:
-        return f[name][...]
+        return f[name][...].astype(np.float64)
 
 
 def _weights(inputs):

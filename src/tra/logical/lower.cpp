@@ -84,6 +84,7 @@ class Lowerer {
 
  private:
   int add(TraNode n) {
+    n.type.dtype = wf_.run.dtype;  // every relation of the run holds its element type
     out_.plan.nodes.push_back(std::move(n));
     return static_cast<int>(out_.plan.nodes.size()) - 1;
   }

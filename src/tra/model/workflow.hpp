@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "tra/common/dtype.hpp"
 #include "tra/common/error.hpp"
 #include "tra/core/key.hpp"
 #include "tra/einsum/statement.hpp"
@@ -94,6 +95,7 @@ struct OutputDecl {
   std::string file;  // as written; relative paths resolve against --output-dir (default: current folder)
   std::string dataset;
   OutputStorage storage;
+  bool dtype_given = false;  // `dtype:` written (else the run's dtype decides)
   SourceLoc loc;
 };
 
@@ -124,6 +126,10 @@ struct RunOptions {
   // machine's memory shared by the ranks on it.
   std::int64_t memory_per_rank = 0;
   SourceLoc memory_per_rank_loc;
+  // run: dtype: the element type every tensor of the run computes in
+  // (float64, the default, or float32).
+  DType dtype = DType::Float64;
+  SourceLoc dtype_loc;
 };
 
 // train: optimizer: — PyTorch's update formulas (torch.optim.SGD, with and

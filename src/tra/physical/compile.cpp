@@ -118,7 +118,7 @@ class Compiler {
       piece[d] = full[d] / fine[d];
     }
     // The pieces keyed <target key..., position inside the target chunk...>.
-    RelType cut_type{to, piece};
+    RelType cut_type{to, piece, n.type.dtype};
     for (int d = 0; d < rank; ++d) cut_type.frontier.push_back(group[d]);
     const int m = expanding_map(in, cut_type, Retile{split, group, piece}, static_cast<int>(volume(split)));
     const int sh = shuffle(m, iota(rank));

@@ -23,6 +23,7 @@ class OutputsSection : public DeckValues {
         const std::string v = t.IsScalar() ? t.Scalar() : "";
         if (v != "float64" && v != "float32") fail(t, "dtype is float64 (the default) or float32");
         d.storage.float32 = v == "float32";
+        d.dtype_given = true;
       }
       if (o["chunks"]) d.storage.chunks = shape(o["chunks"], "chunks");
       if (const YAML::Node g = o["gzip"]) {

@@ -62,6 +62,7 @@ class DeckReader : public deck::DeckValues {
       if (root["outputs"]) deck::read_outputs(*this, root["outputs"], wf);
       if (root["run"]) deck::read_run(*this, root["run"], wf);
       if (root["train"]) deck::read_train(*this, root["train"], wf);
+      apply_dtype(wf);
       for (const auto& t : wf.tensors) {
         if (t.param && !wf.train)
           throw UserError(t.param_loc, "tensor '" + t.name + "' is a parameter (param: true), but the deck has no train: section naming the loss");
@@ -77,6 +78,18 @@ class DeckReader : public deck::DeckValues {
   }
 
  private:
+  // run: dtype: float32 — outputs without a dtype of their own are written as
+  // float32, as the run computes them. Training is float64 only so far (its
+  // optimizer state, checkpoints and the PyTorch references are float64).
+  void apply_dtype(Workflow& wf) const {
+    if (wf.run.dtype == DType::Float64) return;
+    if (wf.train)
+      throw UserError(wf.run.dtype_loc, std::string("dtype ") + dtype_name(wf.run.dtype) +
+                                            " runs decks without train: so far (training computes in float64); remove run: dtype or train:");
+    for (auto& o : wf.outputs)
+      if (!o.dtype_given) o.storage.float32 = true;
+  }
+
   // YAML::Load reads the first document and drops the rest without a word;
   // YAML::LoadAll, which would count them, loops forever on some broken
   // input (found by scripts/fuzz). Document markers are recognised by their

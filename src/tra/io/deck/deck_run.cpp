@@ -10,7 +10,14 @@ class RunSection : public DeckValues {
 
   void read_run(const YAML::Node& run, Workflow& wf) {
     if (!run.IsMap()) fail(run, "'run' must be a mapping");
-    check_keys(run, {"partitioning", "optimizer", "partitioner", "overdecomposition", "memory_per_rank"}, "run");
+    check_keys(run, {"partitioning", "optimizer", "partitioner", "overdecomposition", "memory_per_rank", "dtype"}, "run");
+    if (const YAML::Node n = run["dtype"]) {
+      const std::string v = scalar(run, "dtype", "run");
+      const std::optional<DType> t = dtype_named(v);
+      if (!t) throw UserError(text_loc(n), "unknown dtype '" + v + "'; expected float64 or float32");
+      wf.run.dtype = *t;
+      wf.run.dtype_loc = text_loc(n);
+    }
     if (run["optimizer"]) read_optimizer(run["optimizer"], wf.run.optimizer);
     if (run["partitioning"]) read_partitioning(run["partitioning"], wf);
     read_partitioner(run, wf.run);

@@ -314,3 +314,28 @@ TEST(TraGenerators, BadArguments) {
   EXPECT_TRUE(starts_with(error("uniform(0, 1, 2"), "deck.yaml:5:28: expected ',' or ')'"));
   EXPECT_TRUE(starts_with(error("  gauss(0, 1, 2)"), "deck.yaml:5:15: unknown source"));
 }
+
+// run: dtype: the run's element type; outputs without a dtype of their own
+// follow it, one with `dtype: float64` keeps it.
+TEST(TraDeckReader, RunDtypeSetsTheOutputsStorageUnlessTheyGiveTheirOwn) {
+  const std::string deck =
+      "tensors:\n  - {name: A, shape: [4], source: ones}\ngraph:\n  - \"B[i] = A[i] * 2\"\n"
+      "outputs:\n  - {tensor: B, file: b.h5}\n  - {tensor: B, file: b.h5, dataset: /wide, dtype: float64}\n";
+  const Workflow wide = parse_deck(deck, "deck.yaml", "/decks");
+  EXPECT_EQ(wide.run.dtype, tra::DType::Float64);
+  EXPECT_FALSE(wide.outputs[0].storage.float32);
+  const Workflow narrow = parse_deck(deck + "run: {dtype: float32}\n", "deck.yaml", "/decks");
+  EXPECT_EQ(narrow.run.dtype, tra::DType::Float32);
+  EXPECT_TRUE(narrow.outputs[0].storage.float32);
+  EXPECT_FALSE(narrow.outputs[1].storage.float32);
+}
+
+TEST(TraDeckErrors, RunDtypeUnknownOrTraining) {
+  const std::string head = "tensors:\n  - {name: A, shape: [4], source: ones}\ngraph:\n  - \"B[i] = A[i] * 2\"\n";
+  std::string msg = error_of(head + "run: {dtype: float16}\n");
+  EXPECT_TRUE(starts_with(msg, "deck.yaml:5:14: unknown dtype 'float16'; expected float64 or float32")) << msg;
+  msg = error_of(
+      "tensors:\n  - {name: W, shape: [4], source: ones, param: true}\ngraph:\n  - \"L = sum_i W[i] * W[i]\"\n"
+      "train: {loss: L, optimizer: {kind: sgd, lr: 0.1}, iterations: 2}\nrun: {dtype: float32}\n");
+  EXPECT_TRUE(starts_with(msg, "deck.yaml:6:14: dtype float32 runs decks without train: so far")) << msg;
+}
