@@ -26,9 +26,10 @@ struct ElementTypes<float> {
   static hid_t hdf5() { return H5T_NATIVE_FLOAT; }
 };
 
-// Until float chunks are carried through (generators, kernels' tolerances and
-// the tests' references all assume double), a float Scalar does not build.
-static_assert(std::is_same_v<Scalar, double>, "TRA computes in double; float chunks are not supported yet");
+// Scalar is the float64 element type (ChunkData's); a float32 chunk holds
+// ElementData<float> beside it (core/chunk.hpp), chosen at run time by the
+// relation's DType, not by changing Scalar.
+static_assert(std::is_same_v<Scalar, double>, "Scalar names the float64 element type; float32 is a DType (common/dtype.hpp)");
 
 inline MPI_Datatype mpi_scalar() { return ElementTypes<Scalar>::mpi(); }
 inline hid_t hdf5_scalar() { return ElementTypes<Scalar>::hdf5(); }
