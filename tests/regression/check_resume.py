@@ -4,7 +4,10 @@ that writes a checkpoint, the run stopped after its first checkpoint and
 resumed from it must end with the parameters and the losses of the
 uninterrupted run, bit for bit, at the same rank count. A checkpoint that
 does not match the deck, one with nothing left to run, and a missing one
-must each fail with exit 2, its message, and no output written."""
+must each fail with exit 2, its message, and no output written; so must a
+checkpoint resumed in another element type (--dtype runs every step in that
+type: float32 checkpoints hold float32 datasets and are refused in float64,
+float64 ones in float32)."""
 import argparse
 import glob
 import os
@@ -39,8 +42,12 @@ def main():
     ap.add_argument("--mpiexec", default="mpirun")
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--inputs", required=True)
+    ap.add_argument("--dtype", default="float64", choices=("float64", "float32"), help="the element type every run computes in")
     args = ap.parse_args()
+    other = "float32" if args.dtype == "float64" else "float64"
+    in_type = lambda dtype: ["--set", "run/dtype=" + dtype]
     mpi = [args.mpiexec, "--oversubscribe", "-n", str(args.ranks), os.path.abspath(args.tra_run)]
+    typed = lambda cmd, dtype=args.dtype: cmd + in_type(dtype)
     problems, decks = [], []
     for deck in sorted(glob.glob(os.path.join(args.inputs, "*.yaml"))):
         text = open(deck).read()
@@ -59,8 +66,8 @@ def main():
             # Stopped after the first checkpoint: as many iterations as `every`.
             stop = variant(text, tmp, "stop.yaml", **({r"\n  epochs: \d+": "\n  iterations: %d" % every} if epochs
                                                       else {r"\n  iterations: \d+": "\n  iterations: %d" % every}))
-            steps = [(mpi + [whole, "--output-dir", full], tmp), (mpi + [stop, "--output-dir", part], tmp),
-                     (mpi + [whole, "--output-dir", resumed, "--resume", os.path.join(part, ckpt)], tmp)]
+            steps = [(typed(mpi + [whole, "--output-dir", full]), tmp), (typed(mpi + [stop, "--output-dir", part]), tmp),
+                     (typed(mpi + [whole, "--output-dir", resumed, "--resume", os.path.join(part, ckpt)]), tmp)]
             for cmd, cwd in steps:
                 r = run(cmd, cwd)
                 if r.returncode != 0:
@@ -71,6 +78,8 @@ def main():
             for name in (ckpt,) + tuple(sorted(set(re.findall(r"file: ([\w.]+\.h5), dataset", text)))):
                 with h5py.File(os.path.join(full, name)) as a, h5py.File(os.path.join(resumed, name)) as b:
                     for ds in a:
+                        if name == ckpt and a[ds].dtype != np.dtype(args.dtype):
+                            problems.append(f"{os.path.basename(deck)}: {name}:{ds} is stored as {a[ds].dtype}, the run computes in {args.dtype}")
                         if not np.array_equal(a[ds][...], b[ds][...]):
                             problems.append(f"{os.path.basename(deck)}: {name}:{ds} differs after --resume")
             log = re.search(r"log: \{file: ([^}]+)\}", text)
@@ -81,17 +90,19 @@ def main():
                     problems.append(f"{os.path.basename(deck)}: the resumed run's losses differ from the uninterrupted run's")
             # Bad resumes: exit 2, the message once, nothing written.
             changed = variant(text, tmp, "changed.yaml", **{r"lr: [0-9.e-]+": "lr: 0.125"})
-            bad = [(changed, os.path.join(part, ckpt), r"was written by a run training with '.*', but the deck trains with"),
-                   (whole, os.path.join(full, ckpt), r"nothing is left to run"),
-                   (whole, os.path.join(tmp, "no_such.h5"), r"--resume .*no_such\.h5: '.*' does not exist")]
-            for deck_path, resume, pattern in bad:
+            bad = [(changed, os.path.join(part, ckpt), args.dtype, r"was written by a run training with '.*', but the deck trains with"),
+                   (whole, os.path.join(full, ckpt), args.dtype, r"nothing is left to run"),
+                   (whole, os.path.join(tmp, "no_such.h5"), args.dtype, r"--resume .*no_such\.h5: '.*' does not exist"),
+                   (whole, os.path.join(part, ckpt), other,
+                    r"--set run/dtype=%s: --resume .*: the checkpoint holds %s values, but this run computes in %s" % (other, args.dtype, other))]
+            for deck_path, resume, dtype, pattern in bad:
                 out = tempfile.mkdtemp(dir=tmp)
-                r = run(mpi + [deck_path, "--output-dir", out, "--resume", resume], tmp)
+                r = run(typed(mpi + [deck_path, "--output-dir", out, "--resume", resume], dtype), tmp)
                 said = [l for l in r.stderr.splitlines() if re.search(pattern, l)]
                 if r.returncode != 2 or len(said) != 1 or os.listdir(out):
                     problems.append(f"{os.path.basename(deck)}: --resume {os.path.basename(resume)} with {os.path.basename(deck_path)}: "
                                     f"exit {r.returncode}, /{pattern}/ printed {len(said)} times, wrote {os.listdir(out)}: {r.stderr[-800:]}")
-        print(("FAIL " if problems else "ok   ") + os.path.basename(deck) + f" (np={args.ranks})")
+        print(("FAIL " if problems else "ok   ") + os.path.basename(deck) + f" (np={args.ranks}, {args.dtype})")
     for p in problems:
         print("  " + p)
     if not decks:

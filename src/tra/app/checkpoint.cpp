@@ -22,6 +22,7 @@ const char* const kSetup = "tra_checkpoint_setup";
 const char* const kRanks = "tra_ranks";
 const char* const kPlan = "tra_checkpoint_plan";  // the IA plan's digest
 const char* const kPartitioner = "tra_checkpoint_partitioner";
+const char* const kDtype = "tra_checkpoint_dtype";  // absent in checkpoints from before float32: float64
 
 std::string joined(const std::vector<SetupPart>& parts) {
   std::string out;
@@ -82,6 +83,12 @@ Checkpoint read_here(const std::string& path, const PlannedDeck& planned, const 
     if (!same_part(theirs[i], now.setup[i].text))
       throw UserError(now.setup[i].where, what + "the checkpoint was written by a run training with '" + theirs[i] + "', but the deck trains with '" +
                                               now.setup[i].text + "'");
+  const std::string theirs_dtype = file.attribute(kDtype).value_or(dtype_name(DType::Float64));
+  if (theirs_dtype != dtype_name(now.dtype)) {
+    const SourceLoc& at = wf.run.dtype_loc.file.empty() ? train.loc : wf.run.dtype_loc;  // where run: dtype is given (--set included)
+    throw UserError(at, what + "the checkpoint holds " + theirs_dtype + " values, but this run computes in " + dtype_name(now.dtype) +
+                            " (run: dtype); resume in " + theirs_dtype + ", as it was written");
+  }
   Checkpoint ck;
   size_t used = 0;
   try {
@@ -151,6 +158,7 @@ CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::Trai
   r.ranks = ranks;
   r.plan = Digest().add(planned.optimized.chosen.parameters()).hex();  // equal plans print alike, any other prints differently
   r.partitioner = planned.lowering.decomposition.partitioner;
+  r.dtype = planned.workflow.run.dtype;
   return r;
 }
 
@@ -159,12 +167,16 @@ void write_checkpoint(const comm::Communicator& c, const std::string& path, cons
   io::hdf5::FileData f;
   f.path = path;
   f.what = "the checkpoint";
-  for (const auto& [name, node] : next_nodes) f.datasets.push_back(result_dataset(ex, plan, node, "/" + name, c));
+  for (const auto& [name, node] : next_nodes) {
+    f.datasets.push_back(result_dataset(ex, plan, node, "/" + name, c));
+    f.datasets.back().storage.float32 = plan.node(node).type.dtype == DType::Float32;  // as computed: a resume reads back the same values
+  }
   f.attributes[kDone] = std::to_string(done);
   f.attributes[kSetup] = joined(record.setup);
   f.attributes[kRanks] = std::to_string(record.ranks);
   f.attributes[kPlan] = record.plan;
   f.attributes[kPartitioner] = record.partitioner;
+  f.attributes[kDtype] = dtype_name(record.dtype);
   io::hdf5::write_file(c, f);
 }
 

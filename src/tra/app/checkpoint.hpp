@@ -2,8 +2,8 @@
 // Training checkpoints (train: checkpoint: {file, every}; tra-run --resume):
 // one HDF5 file holding every loop-carried tensor (the parameters and the
 // optimizer's state, dataset /X for tensor X), the number of iterations done,
-// the training setup (optimizer, batch order, batches per epoch) that a
-// resume must match, and what the bit-for-bit promise of a resume depends
+// the training setup (optimizer, batch order, batches per epoch) and the
+// element type (run: dtype) that a resume must match, and what the bit-for-bit promise of a resume depends
 // on (the rank count and the IA plan). Written like every output: under a
 // temporary name, renamed into place.
 #include <map>
@@ -13,6 +13,7 @@
 
 #include "tra/app/plan_deck.hpp"
 #include "tra/comm/communicator.hpp"
+#include "tra/common/dtype.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/exec/host_tensor.hpp"
 #include "tra/model/workflow.hpp"
@@ -31,6 +32,7 @@ struct CheckpointRecord {
   int ranks = 1;  // a resume is bit for bit on the same ranks ...
   std::string plan;  // ... and the same IA plan (a digest of IaPlan::parameters())
   std::string partitioner;  // the plan's partitioner, for the message when plans differ
+  DType dtype = DType::Float64;  // the values' type: a resume must compute in it too
 };
 
 CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::TrainSettings& train, Index batches_per_epoch, int ranks);

@@ -79,13 +79,10 @@ class DeckReader : public deck::DeckValues {
 
  private:
   // run: dtype: float32 — outputs without a dtype of their own are written as
-  // float32, as the run computes them. Training is float64 only so far (its
-  // optimizer state, checkpoints and the PyTorch references are float64).
+  // float32, as the run computes them (a training run's parameters, optimizer
+  // state and checkpoints included).
   void apply_dtype(Workflow& wf) const {
     if (wf.run.dtype == DType::Float64) return;
-    if (wf.train)
-      throw UserError(wf.run.dtype_loc, std::string("dtype ") + dtype_name(wf.run.dtype) +
-                                            " runs decks without train: so far (training computes in float64); remove run: dtype or train:");
     for (auto& o : wf.outputs)
       if (!o.dtype_given) o.storage.float32 = true;
   }

@@ -330,12 +330,19 @@ TEST(TraDeckReader, RunDtypeSetsTheOutputsStorageUnlessTheyGiveTheirOwn) {
   EXPECT_FALSE(narrow.outputs[1].storage.float32);
 }
 
-TEST(TraDeckErrors, RunDtypeUnknownOrTraining) {
+TEST(TraDeckErrors, RunDtypeUnknown) {
   const std::string head = "tensors:\n  - {name: A, shape: [4], source: ones}\ngraph:\n  - \"B[i] = A[i] * 2\"\n";
-  std::string msg = error_of(head + "run: {dtype: float16}\n");
+  const std::string msg = error_of(head + "run: {dtype: float16}\n");
   EXPECT_TRUE(starts_with(msg, "deck.yaml:5:14: unknown dtype 'float16'; expected float64 or float32")) << msg;
-  msg = error_of(
+}
+
+TEST(TraDeckReader, RunDtypeTrainsInFloat32) {
+  const Workflow wf = parse_deck(
       "tensors:\n  - {name: W, shape: [4], source: ones, param: true}\ngraph:\n  - \"L = sum_i W[i] * W[i]\"\n"
-      "train: {loss: L, optimizer: {kind: sgd, lr: 0.1}, iterations: 2}\nrun: {dtype: float32}\n");
-  EXPECT_TRUE(starts_with(msg, "deck.yaml:6:14: dtype float32 runs decks without train: so far")) << msg;
+      "train: {loss: L, optimizer: {kind: sgd, lr: 0.1}, iterations: 2}\nrun: {dtype: float32}\n"
+      "outputs:\n  - {tensor: W, file: w.h5}\n",
+      "deck.yaml", "/decks");
+  EXPECT_EQ(wf.run.dtype, tra::DType::Float32);
+  ASSERT_TRUE(wf.train.has_value());
+  EXPECT_TRUE(wf.outputs[0].storage.float32);
 }
