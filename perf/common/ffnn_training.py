@@ -18,7 +18,7 @@ QUICK = {
 }
 
 
-def deck(kind, data, s, iterations):
+def deck(kind, data, s, iterations, dtype="float64"):
     loss = ("  - \"P[b,l] = log_softmax_l(S[b,l])\"\n"
             f"  - \"L = sum_{{b,l}} -T[b,l] * P[b,l] / {s['batch']}\"\n") if kind == "speech" else \
            f"  - \"L = sum_{{b,l}} (softplus(S[b,l]) - T[b,l] * S[b,l]) / {s['batch'] * s['classes']}\"\n"
@@ -42,7 +42,8 @@ def deck(kind, data, s, iterations):
         f"  optimizer: {{kind: sgd, lr: {s['lr']}}}\n"
         f"  iterations: {iterations}\n"
         "  order: sequential\n"
-        f"  log: {{file: {kind}.csv}}\n")
+        f"  log: {{file: {kind}.csv}}\n"
+        + (f"run: {{dtype: {dtype}}}\n" if dtype != "float64" else ""))
 
 
 def make_data(kind, s, out):

@@ -1,4 +1,5 @@
-/* Baseline: ScaLAPACK pdgemm, C = A*B on N x N doubles over all MPI ranks.
+/* Baseline: ScaLAPACK pdgemm, C = A*B on N x N doubles over all MPI ranks;
+ * built with -DGEMM_FLOAT32, psgemm on floats (scalapack_psgemm).
  *
  * usage: mpirun -n P scalapack_pdgemm N [NB [reps]]   (NB default 256)
  * The P ranks form a pr x pc grid with pr <= pc as square as possible
@@ -21,23 +22,32 @@ void Cblacs_gridexit(int context);
 int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
 void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc, const int* icsrc, const int* ictxt,
                const int* lld, int* info);
-void pdgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha, const double* a, const int* ia,
-             const int* ja, const int* desca, const double* b, const int* ib, const int* jb, const int* descb, const double* beta, double* c,
-             const int* ic, const int* jc, const int* descc);
+#ifdef GEMM_FLOAT32
+typedef float real;
+#define PGEMM psgemm_
+#define NAME "scalapack_psgemm"
+#else
+typedef double real;
+#define PGEMM pdgemm_
+#define NAME "scalapack_pdgemm"
+#endif
+void PGEMM(const char* transa, const char* transb, const int* m, const int* n, const int* k, const real* alpha, const real* a, const int* ia,
+           const int* ja, const int* desca, const real* b, const int* ib, const int* jb, const int* descb, const real* beta, real* c, const int* ic,
+           const int* jc, const int* descc);
 
 static void die(int rank, const char* msg, int code) {
-  fprintf(stderr, "scalapack_pdgemm (rank %d): %s (code %d)\n", rank, msg, code);
+  fprintf(stderr, NAME " (rank %d): %s (code %d)\n", rank, msg, code);
   MPI_Abort(MPI_COMM_WORLD, 1);
   exit(1);
 }
 
 /* Deterministic local fill in [-1, 1); the values depend on the rank, which
  * is fine: only the timing matters here. */
-static void fill(double* m, size_t n, unsigned seed) {
+static void fill(real* m, size_t n, unsigned seed) {
   unsigned x = seed * 2654435761u + 1u;
   for (size_t i = 0; i < n; ++i) {
     x = x * 1664525u + 1013904223u;
-    m[i] = (double)(x >> 8) / (double)(1u << 23) - 1.0;
+    m[i] = (real)((double)(x >> 8) / (double)(1u << 23) - 1.0);
   }
 }
 
@@ -82,24 +92,24 @@ int main(int argc, char** argv) {
 
   size_t loc = (size_t)mloc * (size_t)nloc;
   size_t alloc = loc > 0 ? loc : 1;
-  double *a = malloc(alloc * sizeof *a), *b = malloc(alloc * sizeof *b), *c = malloc(alloc * sizeof *c);
+  real *a = malloc(alloc * sizeof *a), *b = malloc(alloc * sizeof *b), *c = malloc(alloc * sizeof *c);
   if (!a || !b || !c) die(rank, "out of memory", (int)n);
   fill(a, loc, 1u + 2u * (unsigned)rank);
   fill(b, loc, 2u + 2u * (unsigned)rank);
   fill(c, loc, 7u); /* touch C so page faults are not timed */
 
-  double alpha = 1.0, beta = 0.0;
+  real alpha = 1.0, beta = 0.0;
   /* Warm-up on the leading w x w submatrix: sets up BLACS communicators and
    * OpenBLAS buffers (as openblas_dgemm's warm-up does) at little cost. */
   int w = n < 2 * nb * pc ? n : 2 * nb * pc;
-  pdgemm_("N", "N", &w, &w, &w, &alpha, a, &ione, &ione, desca, b, &ione, &ione, descb, &beta, c, &ione, &ione, descc);
+  PGEMM("N", "N", &w, &w, &w, &alpha, a, &ione, &ione, desca, b, &ione, &ione, descb, &beta, c, &ione, &ione, descc);
   double best = 1e300;
   for (int r = 0; r < reps; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     /* pdgemm_ has no info argument: argument errors go through pxerbla and
      * abort the run, which mpirun reports as a non-zero exit. */
-    pdgemm_("N", "N", &n, &n, &n, &alpha, a, &ione, &ione, desca, b, &ione, &ione, descb, &beta, c, &ione, &ione, descc);
+    PGEMM("N", "N", &n, &n, &n, &alpha, a, &ione, &ione, desca, b, &ione, &ione, descb, &beta, c, &ione, &ione, descc);
     double t = MPI_Wtime() - t0, tmax = 0.0;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (tmax < best) best = tmax; /* a call lasts as long as its slowest rank */
@@ -107,7 +117,7 @@ int main(int argc, char** argv) {
 
   if (rank == 0) {
     double gflops = 2.0 * (double)n * (double)n * (double)n / best / 1e9;
-    printf("scalapack_pdgemm N=%d ranks=%d seconds=%.6f gflops=%.3f\n", n, nprocs, best, gflops);
+    printf(NAME " N=%d ranks=%d seconds=%.6f gflops=%.3f\n", n, nprocs, best, gflops);
   }
   free(a);
   free(b);
