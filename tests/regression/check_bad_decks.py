@@ -20,6 +20,7 @@ def prepare(folder):
     with h5py.File(os.path.join(folder, "data.h5"), "w") as f:
         f["M"] = np.arange(16.0).reshape(4, 4)
         f["V"] = np.arange(4.0)
+        f["Big"] = np.array([0, 1, 2**24 + 1, 3], dtype=np.int64)  # 2^24 + 1: no float holds it
     sentinel = b"an earlier good result that must survive\n"
     with open(os.path.join(folder, "out.h5"), "wb") as f:
         f.write(sentinel)

@@ -1,5 +1,8 @@
 #include "tra/io/hdf5/reader.hpp"
 
+#include <cstdint>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tra/common/error.hpp"
@@ -7,6 +10,45 @@
 #include "tra/io/hdf5/handle.hpp"
 
 namespace tra::io::hdf5 {
+
+namespace {
+
+// "[3, 5]": the dataset position of element `flat` of a chunk read at `start`.
+std::string position(const std::vector<hsize_t>& start, const std::vector<hsize_t>& count, size_t flat) {
+  std::vector<hsize_t> at(start.size());
+  for (size_t i = start.size(); i-- > 0;) {
+    at[i] = start[i] + flat % count[i];
+    flat /= count[i];
+  }
+  std::string text;
+  for (size_t i = 0; i < at.size(); ++i) text += (i ? ", " : "") + std::to_string(at[i]);
+  return "[" + text + "]";
+}
+
+// An integer dataset's values (read as 64-bit integers) as doubles, each
+// exact in `dtype`: every integer of magnitude up to 2^53 is a double, up to
+// 2^24 a float; beyond, HDF5's conversion would round it without a word,
+// so such a value is refused.
+template <typename Int>
+void exact_integers(const std::vector<Int>& in, std::vector<double>& out, DType dtype, const Hdf5Source& src, const std::vector<hsize_t>& start,
+                    const std::vector<hsize_t>& count) {
+  const int bits = dtype == DType::Float32 ? 24 : 53;
+  const std::uint64_t limit = std::uint64_t{1} << bits;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const Int v = in[i];
+    std::uint64_t magnitude = static_cast<std::uint64_t>(v);
+    if constexpr (std::is_signed_v<Int>)
+      if (v < 0) magnitude = std::uint64_t{0} - static_cast<std::uint64_t>(v);
+    if (magnitude > limit)
+      throw UserError("dataset '" + src.dataset + "' of '" + src.file + "' holds the integer " + std::to_string(v) + " at " +
+                      position(start, count, i) + ", which " + dtype_name(dtype) + " cannot hold exactly (integers are exact up to 2^" +
+                      std::to_string(bits) + " = " + std::to_string(limit) + "); store the data as floats" +
+                      (dtype == DType::Float32 ? ", or run in float64" : ""));
+    out[i] = static_cast<double>(v);
+  }
+}
+
+}  // namespace
 
 void validate_source(const TensorDecl& t, const Hdf5Source& src) {
   const std::string what = "tensor '" + t.name + "': ";
@@ -62,6 +104,17 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
   Dataspace mem_space(TRA_H5_COLLECTIVE(H5Screate_simple(rank, count.data(), nullptr)));
   std::vector<Tuple> out;
   std::vector<double> buffer(static_cast<size_t>(volume(chunk_shape)));
+  // Integers are read as such and checked (exact_integers); floats as
+  // doubles, rounded to float after for float32.
+  const Datatype stored(H5Dget_type(d.get()));
+  const bool integers = H5Tget_class(stored.get()) == H5T_INTEGER;
+  const bool is_unsigned = integers && H5Tget_sign(stored.get()) == H5T_SGN_NONE;
+  std::vector<long long> signed_values(integers && !is_unsigned ? buffer.size() : 0);
+  std::vector<unsigned long long> unsigned_values(is_unsigned ? buffer.size() : 0);
+  const hid_t in_memory = !integers ? H5T_NATIVE_DOUBLE : is_unsigned ? H5T_NATIVE_ULLONG : H5T_NATIVE_LLONG;
+  void* const read_into = !integers     ? static_cast<void*>(buffer.data())
+                          : is_unsigned ? static_cast<void*>(unsigned_values.data())
+                                        : static_cast<void*>(signed_values.data());
   // Independent reads: ranks own different numbers of chunks. A read that
   // fails (a corrupted chunk, a checksum) is the user's data: reported with
   // the file and dataset once the file is closed (collectively, by every
@@ -71,13 +124,15 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
     for (int i = 0; i < rank; ++i)
       start[i] = static_cast<hsize_t>((src.start.empty() ? 0 : src.start[i]) + (origin.empty() ? 0 : origin[i]) + k[i] * chunk_shape[i]);
     TRA_H5_COLLECTIVE(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
-    if (H5Dread(d.get(), H5T_NATIVE_DOUBLE, mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()) < 0) {
+    if (H5Dread(d.get(), in_memory, mem_space.get(), file_space.get(), H5P_DEFAULT, read_into) < 0) {
       std::string at;
       for (int i = 0; i < rank; ++i) at += (i ? ", " : "") + std::to_string(start[i]);
       const std::string why = hdf5_reason();
       throw UserError("cannot read dataset '" + src.dataset + "' of '" + src.file + "' at [" + at +
                       "]: " + (why.empty() ? "HDF5 could not read it" : why));
     }
+    if (is_unsigned) exact_integers(unsigned_values, buffer, dtype, src, start, count);
+    else if (integers) exact_integers(signed_values, buffer, dtype, src, start, count);
     out.push_back({k, Chunk::from_host(chunk_shape, buffer, dtype)});
   }
   return out;

@@ -1,6 +1,7 @@
 // Chunks read from HDF5 as float32: a float64 dataset's values rounded to
 // float once, an integer dataset's exactly, each chunk where its key says;
-// as float64, every bit of the file's doubles.
+// as float64, every bit of the file's doubles. An integer the run's type
+// cannot hold exactly is refused, naming where it is.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
@@ -11,13 +12,16 @@
 #include <vector>
 
 #include "tra/comm/communicator.hpp"
+#include "tra/common/error.hpp"
 #include "tra/io/hdf5/reader.hpp"
 
 namespace tra::io::hdf5 {
 namespace {
 
-// Rank 0 writes a 4 x 6 float64 dataset /x (value 0.1 + row + col / 8) and
-// an int32 dataset /n (value 1000 * row + col) to a file of its own.
+// Rank 0 writes a 4 x 6 float64 dataset /x (value 0.1 + row + col / 8), an
+// int32 dataset /n (value 1000 * row + col), and int64 /big, all 0 but
+// -(2^24) at [0, 1], 2^24 + 1 at [2, 4] and 2^53 + 1 at [3, 5], to a file of
+// its own.
 std::string write_file(const comm::Communicator& c) {
   const std::string path = "/tmp/tra_test_reader_" + std::to_string(::getpid()) + ".h5";
   std::string name = c.broadcast(path);
@@ -33,7 +37,11 @@ std::string write_file(const comm::Communicator& c) {
     H5Dwrite(dx, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data());
     const hid_t dn = H5Dcreate2(f, "n", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(dn, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, n.data());
-    H5Dclose(dx), H5Dclose(dn), H5Sclose(space), H5Fclose(f);
+    std::vector<long long> big(24, 0);
+    big[1] = -(1LL << 24), big[2 * 6 + 4] = (1LL << 24) + 1, big[3 * 6 + 5] = (1LL << 53) + 1;
+    const hid_t db = H5Dcreate2(f, "big", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(db, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, big.data());
+    H5Dclose(dx), H5Dclose(dn), H5Dclose(db), H5Sclose(space), H5Fclose(f);
   }
   c.barrier();
   return name;
@@ -59,6 +67,35 @@ TEST(Hdf5Reader, ChunksReadAsFloat32AreTheFileValuesRoundedOnce) {
         }
     }
   }
+  c.barrier();
+  if (c.rank() == 0) std::remove(file.c_str());
+}
+
+// The message of the read of /big's chunk `key` (2 x 3 chunks) in `t`, "" when it reads.
+std::string refusal(const comm::Communicator& c, const std::string& file, const Key& key, DType t) {
+  try {
+    read_chunks(c, model::Hdf5Source{file, "big", {}}, {2, 3}, {key}, {}, t);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Hdf5Reader, AnIntegerTheTypeCannotHoldExactlyIsRefusedWithItsPlace) {
+  comm::Communicator c;
+  const std::string file = write_file(c);
+  // -(2^24) is a float: read exactly.
+  const std::vector<Tuple> small = read_chunks(c, model::Hdf5Source{file, "big", {}}, {2, 3}, {{0, 0}}, {}, DType::Float32);
+  EXPECT_EQ(small.at(0).chunk.to_host().at(1), -16777216.0);
+  EXPECT_EQ(refusal(c, file, {0, 0}, DType::Float32), "");
+  EXPECT_EQ(refusal(c, file, {1, 1}, DType::Float32),
+            "dataset 'big' of '" + file +
+                "' holds the integer 16777217 at [2, 4], which float32 cannot hold exactly (integers are exact up to 2^24 = 16777216); store the "
+                "data as floats, or run in float64");
+  EXPECT_EQ(refusal(c, file, {1, 1}, DType::Float64),
+            "dataset 'big' of '" + file +
+                "' holds the integer 9007199254740993 at [3, 5], which float64 cannot hold exactly (integers are exact up to 2^53 = "
+                "9007199254740992); store the data as floats");
   c.barrier();
   if (c.rank() == 0) std::remove(file.c_str());
 }
