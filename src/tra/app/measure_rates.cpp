@@ -45,16 +45,19 @@ double best_seconds(const comm::Communicator& c, F&& run) {
   return best;
 }
 
-// The time of an m x k by k x n GEMM.
+// The time of an m x k by k x n GEMM of T (double: dgemm, float: sgemm).
+template <typename T>
 double gemm_seconds(const comm::Communicator& c, Index m, Index k, Index n) {
-  ChunkData a("calibrate-A", m * k), b("calibrate-B", k * n), z("calibrate-C", m * n);
-  Kokkos::deep_copy(a, 0.5);
-  Kokkos::deep_copy(b, 0.25);
+  ElementData<T> a("calibrate-A", m * k), b("calibrate-B", k * n), z("calibrate-C", m * n);
+  Kokkos::deep_copy(a, T(0.5));
+  Kokkos::deep_copy(b, T(0.25));
   // The views kernels::EinSumKernel::apply_gemm passes, so the same BLAS path runs.
-  ConstMatrixView A(a.data(), m, k), B(b.data(), k, n);
-  MatrixView C(z.data(), m, n);
+  using Matrix = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using ConstMatrix = Kokkos::View<const T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  ConstMatrix A(a.data(), m, k), B(b.data(), k, n);
+  Matrix C(z.data(), m, n);
   return best_seconds(c, [&] {
-    KokkosBlas::gemm("N", "N", Scalar(1), A, B, Scalar(0), C);
+    KokkosBlas::gemm("N", "N", T(1), A, B, T(0), C);
     Kokkos::fence();
   });
 }
@@ -68,11 +71,12 @@ struct GemmRates {
   double flops = 0, bytes = 0;  // per second; 0 where the timings do not determine it
 };
 
+template <typename T>
 GemmRates gemm_rates(const comm::Communicator& c) {
   auto flops = [](Index m, Index k, Index n) { return 2.0 * static_cast<double>(m * k * n); };
-  auto bytes = [](Index m, Index k, Index n) { return static_cast<double>(m * k + k * n + m * n) * sizeof(Scalar); };
+  auto bytes = [](Index m, Index k, Index n) { return static_cast<double>(m * k + k * n + m * n) * sizeof(T); };
   const Index s = 1024, m = 64, k = 8192, n = 1024;
-  const double t_square = gemm_seconds(c, s, s, s), t_thin = gemm_seconds(c, m, k, n);
+  const double t_square = gemm_seconds<T>(c, s, s, s), t_thin = gemm_seconds<T>(c, m, k, n);
   // t_square = F1 x + B1 y, t_thin = F2 x + B2 y, with x = 1 / gemm_flops, y = 1 / memory_bytes.
   const double f1 = flops(s, s, s), b1 = bytes(s, s, s), f2 = flops(m, k, n), b2 = bytes(m, k, n);
   const double det = f1 * b2 - f2 * b1;
@@ -217,9 +221,11 @@ physical::Rates measure_rates(const comm::Communicator& c) {
   auto slowest = [&c](double rate) { return -c.max(-rate); };
   // A time too short for the clock would give an infinite rate: keep the default then.
   auto settle = [](double measured, double fallback) { return std::isfinite(measured) && measured > 0 ? round3(measured) : fallback; };
-  const GemmRates gemm = gemm_rates(c);
+  const GemmRates gemm = gemm_rates<double>(c);
   r.gemm_flops = settle(slowest(gemm.flops), r.gemm_flops);
   r.memory_bytes = settle(slowest(gemm.bytes), r.memory_bytes);
+  // sgemm's flop rate; the memory rate (bytes) is the double GEMMs'.
+  r.gemm_flops_float32 = settle(slowest(gemm_rates<float>(c).flops), r.gemm_flops_float32);
   r.loop_flops = settle(slowest(loop_rate(c)), r.loop_flops);
   // With one rank nothing moves; the defaults stand for a network never measured.
   if (c.size() > 1) {

@@ -24,6 +24,7 @@ struct Field {
 };
 constexpr Field kFields[] = {
     {"gemm_flops", &Rates::gemm_flops, "flop/s per site, KokkosBlas::gemm"},
+    {"gemm_flops_float32", &Rates::gemm_flops_float32, "flop/s per site, KokkosBlas::gemm on floats"},
     {"loop_flops", &Rates::loop_flops, "flop/s per site, Kokkos loop kernels"},
     {"memory_bytes", &Rates::memory_bytes, "bytes/s per site a GEMM reads and writes beside its flops"},
     {"shuffle_bytes", &Rates::shuffle_bytes, "bytes/s a site sends, MPI_Alltoallv"},

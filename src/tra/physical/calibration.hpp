@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "tra/common/dtype.hpp"
+
 namespace tra::physical {
 
 // The rates a build assumes without a calibration file: the development
@@ -24,16 +26,20 @@ namespace tra::physical {
 // (W1's update 2.2e11, the hidden layer 1e11 and more), not tra-calibrate's
 // 4.2e10 of then, whose loop paid a cudaMalloc and a cudaFree each time
 // (before the chunk pool): predictions of those loops were 3.5x too high.
+// float32 GEMMs (sgemm) have a rate of their own: twice float64's on the
+// VM's AVX-512 cores (1 thread: 128 GFLOP/s against 65); on the H200 its
+// float32 and float64 peaks are equal (67 TFLOP/s; not measured there yet).
 #if defined(KOKKOS_ENABLE_CUDA)
-inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInLoopFlops = 1.5e11, kBuiltInMemoryBytes = 3.2e12;
+inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInGemmFlopsFloat32 = 4.2e13, kBuiltInLoopFlops = 1.5e11, kBuiltInMemoryBytes = 3.2e12;
 inline constexpr double kBuiltInGenerateFloats = 8.0e9, kBuiltInGenerateNormalFloats = 8.0e9, kBuiltInHdf5ReadBytes = 3.2e9;
 #else
-inline constexpr double kBuiltInGemmFlops = 65e9, kBuiltInLoopFlops = 3.5e8, kBuiltInMemoryBytes = 1.3e10;
+inline constexpr double kBuiltInGemmFlops = 65e9, kBuiltInGemmFlopsFloat32 = 130e9, kBuiltInLoopFlops = 3.5e8, kBuiltInMemoryBytes = 1.3e10;
 inline constexpr double kBuiltInGenerateFloats = 6.0e7, kBuiltInGenerateNormalFloats = 2.2e7, kBuiltInHdf5ReadBytes = 1.0e9;
 #endif
 
 struct Rates {
   double gemm_flops = kBuiltInGemmFlops;  // per site: KokkosBlas::gemm on double chunks
+  double gemm_flops_float32 = kBuiltInGemmFlopsFloat32;  // per site: on float chunks (sgemm)
   double loop_flops = kBuiltInLoopFlops;  // per site: the Kokkos loop kernels (elementwise, non-GEMM EinSums, folds)
   // Per site: bytes per second of what a GEMM call reads and writes (its two
   // chunks and its result, once each), paid besides its flops. A large
@@ -68,6 +74,8 @@ Rates load_rates(const std::string& path);
 void save_rates(const Rates& r, const std::string& path);
 // Whether every rate of a equals b's (the origin aside).
 bool same_rates(const Rates& a, const Rates& b);
+// The GEMM rate of chunks of `dtype`.
+inline double gemm_flops(const Rates& r, DType dtype) { return dtype == DType::Float32 ? r.gemm_flops_float32 : r.gemm_flops; }
 // (tra-calibrate measures them: app/measure_rates.hpp.)
 
 }  // namespace tra::physical

@@ -21,8 +21,8 @@ TEST(MeasureRates, MeasuredRatesAreSaneAndReadBack) {
   tra::Stopwatch sw;
   const tra::physical::Rates r = tra::app::measure_rates(c);
   const double seconds = sw.seconds();
-  for (double v : {r.gemm_flops, r.loop_flops, r.memory_bytes, r.shuffle_bytes, r.bcast_bytes, r.generate_floats, r.generate_normal_floats,
-                   r.hdf5_read_bytes, r.latency}) {
+  for (double v : {r.gemm_flops, r.gemm_flops_float32, r.loop_flops, r.memory_bytes, r.shuffle_bytes, r.bcast_bytes, r.generate_floats,
+                   r.generate_normal_floats, r.hdf5_read_bytes, r.latency}) {
     EXPECT_TRUE(std::isfinite(v));
     EXPECT_GT(v, 0);
   }

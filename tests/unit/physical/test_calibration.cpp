@@ -59,6 +59,7 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 
 void expect_same_rates(const Rates& a, const Rates& b) {
   EXPECT_EQ(a.gemm_flops, b.gemm_flops);
+  EXPECT_EQ(a.gemm_flops_float32, b.gemm_flops_float32);
   EXPECT_EQ(a.loop_flops, b.loop_flops);
   EXPECT_EQ(a.memory_bytes, b.memory_bytes);
   EXPECT_EQ(a.shuffle_bytes, b.shuffle_bytes);
@@ -74,6 +75,7 @@ void expect_same_rates(const Rates& a, const Rates& b) {
 TEST_F(TraCalibration, SaveLoadRoundTrip) {
   Rates r;
   r.gemm_flops = 6.1e10;
+  r.gemm_flops_float32 = 1.25e11;
   r.loop_flops = 1.0 / 3.0 * 1e9;  // no short decimal form: must still read back exactly
   r.memory_bytes = 1.25e10;
   r.shuffle_bytes = 2.5e9;
@@ -121,7 +123,7 @@ TEST_F(TraCalibration, MissingRatesKeepDefaults) {
 TEST_F(TraCalibration, UnknownRate) {
   const std::string e = error_of("# tra-calibrate\nrates:\n  gemm_flops: 6e10\n  gemm_flop: 6e10\n");
   EXPECT_TRUE(starts_with(e, at(4, 3) + "unknown rate 'gemm_flop'")) << e;
-  EXPECT_NE(e.find("expected one of: gemm_flops, loop_flops"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected one of: gemm_flops, gemm_flops_float32, loop_flops"), std::string::npos) << e;
 }
 
 TEST_F(TraCalibration, UnknownTopLevelKey) {

@@ -92,3 +92,16 @@ TEST(TraIaPlan, ASumFoldedInTheGemmCostsOnlyItsComposedMap) {
     EXPECT_DOUBLE_EQ(c.node_seconds[3], adds ? 1.0 : 3.0) << (adds ? "folded in the GEMM" : "folded apart");
   }
 }
+
+TEST(TraIaPlan, AFloat32GemmIsChargedAtTheFloat32Rate) {
+  physical::Rates r;
+  r.gemm_flops = 1e10;
+  r.gemm_flops_float32 = 2e10;
+  r.memory_bytes = 1e300;  // flops only
+  IaPlan p = join_then_aggregate(einsum::AggOp::Sum, true);
+  p.nodes[2].join().gemm = true;
+  p.nodes[2].site_flops = 4e9;
+  EXPECT_DOUBLE_EQ(physical::cost_of(p, r).node_seconds[2], 0.4);
+  p.nodes[2].type.dtype = tra::DType::Float32;
+  EXPECT_DOUBLE_EQ(physical::cost_of(p, r).node_seconds[2], 0.2);
+}

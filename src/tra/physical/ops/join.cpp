@@ -99,7 +99,8 @@ void infer(JoinParams& p, IaNode& n, const Context& c) {
 // already.)
 double seconds(const JoinParams& p, const IaNode& n, const Rates& r, bool) {
   if (!p.gemm) return n.site_flops / r.loop_flops;
-  return n.site_flops / r.gemm_flops + static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.memory_bytes;
+  return n.site_flops / gemm_flops(r, n.type.dtype) +
+         static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.memory_bytes;
 }
 
 std::string text(const JoinParams& p) {
