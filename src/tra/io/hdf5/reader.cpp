@@ -1,6 +1,8 @@
 #include "tra/io/hdf5/reader.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -46,6 +48,19 @@ void exact_integers(const std::vector<Int>& in, std::vector<double>& out, DType 
                       (dtype == DType::Float32 ? ", or run in float64" : ""));
     out[i] = static_cast<double>(v);
   }
+}
+
+// A float dataset's values in float32: a finite value beyond float's range
+// would turn into an infinity, so it is refused as an integer too large is.
+void check_float_range(const std::vector<double>& values, const Hdf5Source& src, const std::vector<hsize_t>& start,
+                       const std::vector<hsize_t>& count) {
+  for (size_t i = 0; i < values.size(); ++i)
+    if (std::isfinite(values[i]) && std::isinf(to_float(values[i]))) {
+      std::ostringstream v;
+      v << values[i];
+      throw UserError("dataset '" + src.dataset + "' of '" + src.file + "' holds " + v.str() + " at " + position(start, count, i) +
+                      ", beyond float32's range (3.4e38): it would be an infinity; scale the data, or run in float64");
+    }
 }
 
 }  // namespace
@@ -133,6 +148,7 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
     }
     if (is_unsigned) exact_integers(unsigned_values, buffer, dtype, src, start, count);
     else if (integers) exact_integers(signed_values, buffer, dtype, src, start, count);
+    else if (dtype == DType::Float32) check_float_range(buffer, src, start, count);
     out.push_back({k, Chunk::from_host(chunk_shape, buffer, dtype)});
   }
   return out;

@@ -24,9 +24,10 @@ void validate_source(const TensorDecl& t, const Hdf5Source& src);
 // that starts at `origin` (empty: at 0; a batch's first row), itself
 // counted from the source's select start, as chunks of `dtype` (a float
 // dataset's values, of any float type, converted to double by HDF5, then
-// rounded to float once for float32; an integer dataset's exactly, and a
-// UserError for an integer `dtype` cannot hold exactly: beyond 2^53 in
-// float64, 2^24 in float32). Collective over `c` (the
+// rounded to float once for float32; an integer dataset's exactly. A
+// UserError for an integer `dtype` cannot hold exactly, beyond 2^53 in
+// float64, 2^24 in float32, and for a finite float beyond float32's range
+// in float32). Collective over `c` (the
 // file is opened with MPI-IO); every rank must call it, possibly with no keys.
 std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& src, const Shape& chunk_shape, const std::vector<Key>& keys,
                                const Shape& origin = {}, DType dtype = DType::Float64);

@@ -20,8 +20,8 @@ namespace {
 
 // Rank 0 writes a 4 x 6 float64 dataset /x (value 0.1 + row + col / 8), an
 // int32 dataset /n (value 1000 * row + col), and int64 /big, all 0 but
-// -(2^24) at [0, 1], 2^24 + 1 at [2, 4] and 2^53 + 1 at [3, 5], to a file of
-// its own.
+// -(2^24) at [0, 1], 2^24 + 1 at [2, 4] and 2^53 + 1 at [3, 5], and float64
+// /huge, all 1 but 1e39 at [3, 2], to a file of its own.
 std::string write_file(const comm::Communicator& c) {
   const std::string path = "/tmp/tra_test_reader_" + std::to_string(::getpid()) + ".h5";
   std::string name = c.broadcast(path);
@@ -41,7 +41,11 @@ std::string write_file(const comm::Communicator& c) {
     big[1] = -(1LL << 24), big[2 * 6 + 4] = (1LL << 24) + 1, big[3 * 6 + 5] = (1LL << 53) + 1;
     const hid_t db = H5Dcreate2(f, "big", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(db, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, big.data());
-    H5Dclose(dx), H5Dclose(dn), H5Dclose(db), H5Sclose(space), H5Fclose(f);
+    std::vector<double> huge(24, 1.0);
+    huge[3 * 6 + 2] = 1e39;
+    const hid_t dh = H5Dcreate2(f, "huge", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(dh, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, huge.data());
+    H5Dclose(dx), H5Dclose(dn), H5Dclose(db), H5Dclose(dh), H5Sclose(space), H5Fclose(f);
   }
   c.barrier();
   return name;
@@ -71,17 +75,17 @@ TEST(Hdf5Reader, ChunksReadAsFloat32AreTheFileValuesRoundedOnce) {
   if (c.rank() == 0) std::remove(file.c_str());
 }
 
-// The message of the read of /big's chunk `key` (2 x 3 chunks) in `t`, "" when it reads.
-std::string refusal(const comm::Communicator& c, const std::string& file, const Key& key, DType t) {
+// The message of the read of `dataset`'s chunk `key` (2 x 3 chunks) in `t`, "" when it reads.
+std::string refusal(const comm::Communicator& c, const std::string& file, const Key& key, DType t, const std::string& dataset = "big") {
   try {
-    read_chunks(c, model::Hdf5Source{file, "big", {}}, {2, 3}, {key}, {}, t);
+    read_chunks(c, model::Hdf5Source{file, dataset, {}}, {2, 3}, {key}, {}, t);
   } catch (const UserError& e) {
     return e.what();
   }
   return "";
 }
 
-TEST(Hdf5Reader, AnIntegerTheTypeCannotHoldExactlyIsRefusedWithItsPlace) {
+TEST(Hdf5Reader, AValueTheTypeCannotHoldIsRefusedWithItsPlace) {
   comm::Communicator c;
   const std::string file = write_file(c);
   // -(2^24) is a float: read exactly.
@@ -96,6 +100,11 @@ TEST(Hdf5Reader, AnIntegerTheTypeCannotHoldExactlyIsRefusedWithItsPlace) {
             "dataset 'big' of '" + file +
                 "' holds the integer 9007199254740993 at [3, 5], which float64 cannot hold exactly (integers are exact up to 2^53 = "
                 "9007199254740992); store the data as floats");
+  // A float beyond float32's range would be an infinity: refused in float32, read in float64.
+  EXPECT_EQ(refusal(c, file, {1, 0}, DType::Float32, "huge"),
+            "dataset 'huge' of '" + file +
+                "' holds 1e+39 at [3, 2], beyond float32's range (3.4e38): it would be an infinity; scale the data, or run in float64");
+  EXPECT_EQ(refusal(c, file, {1, 0}, DType::Float64, "huge"), "");
   c.barrier();
   if (c.rank() == 0) std::remove(file.c_str());
 }
