@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""Synthetic graphs with a known teacher, for sparse relations (issue 30):
+
+  gcn  an undirected power-law graph (R-MAT, seeded), node features N(0, 1)
+       and one label per node: the argmax of a two-layer GCN teacher with
+       random weights over the same graph, so that a student GCN can learn
+       the labels from the features and the edges.
+  kg   a knowledge graph of (head, relation, tail) triples whose tails are
+       the nearest entity, among a sample, to head + relation under a
+       TransE teacher's embeddings.
+
+Sizes: `arxiv` (ogbn-arxiv's: 169,343 nodes, 1,166,243 undirected edges,
+128 features, 40 classes), `products` (ogbn-products': 2,449,029 nodes,
+61,859,140 edges, 100 features, 47 classes), `fb15k` (14,951 entities,
+1,345 relations, 483,142 triples), and `small` ones for the tests.
+
+A gcn file holds /src and /dst (int64, every undirected edge in both
+directions, no self-loops, sorted by (src, dst), no duplicates), /X
+[nodes, features], /labels (int64), and the student's initial weights /W1
+[features, hidden] and /W2 [hidden, classes] (Glorot uniform). A kg file
+holds /head, /relation, /tail (int64), and initial embeddings /E
+[entities, dim] and /R [relations, dim] (uniform in ±6/sqrt(dim), as TransE's
+paper initialises them).
+
+  make_graph.py --kind gcn --size arxiv --out arxiv.h5 [--seed S --hidden H]
+  make_graph.py --kind kg --size fb15k --out fb15k.h5 [--seed S --dim D]
+"""
+import argparse
+import sys
+
+import h5py
+import numpy as np
+
+# nodes, undirected edges, features, classes
+GCN_SIZES = {
+    "small": (1000, 6000, 16, 4),
+    "arxiv": (169343, 1166243, 128, 40),
+    "products": (2449029, 61859140, 100, 47),
+}
+# entities, relations, triples
+KG_SIZES = {
+    "small": (500, 20, 4000),
+    "fb15k": (14951, 1345, 483142),
+}
+RMAT = (0.57, 0.19, 0.19)  # a, b, c (d = 1 - a - b - c): Graph500's skew
+
+
+def rmat_edges(rng, nodes, edges):
+    """`edges` distinct undirected edges (u < v) of an R-MAT graph on `nodes`
+    nodes, node ids permuted at random (R-MAT puts the hubs at low ids)."""
+    scale = max(1, int(np.ceil(np.log2(nodes))))
+    a, b, c = RMAT
+    have = np.empty(0, dtype=np.int64)
+    while have.size < edges:
+        draw = int((edges - have.size) * 1.4) + 1024
+        u = np.zeros(draw, dtype=np.int64)
+        v = np.zeros(draw, dtype=np.int64)
+        for level in range(scale):
+            r = rng.random(draw)
+            right = (r >= a) & (r < a + b) | (r >= a + b + c)  # quadrants b and d
+            down = r >= a + b  # quadrants c and d
+            u |= down.astype(np.int64) << level
+            v |= right.astype(np.int64) << level
+        keep = (u < nodes) & (v < nodes) & (u != v)
+        u, v = u[keep], v[keep]
+        lo, hi = np.minimum(u, v), np.maximum(u, v)
+        have = np.unique(np.concatenate([have, lo * nodes + hi]))
+    have = rng.permutation(have)[:edges]
+    perm = rng.permutation(nodes)
+    return perm[have // nodes], perm[have % nodes]
+
+
+def normalized_product(src, dst, nodes, h):
+    """Â h with Â = D^-1/2 (A + I) D^-1/2 (Kipf and Welling's GCN), A given by
+    its directed edges (src -> dst, both directions present)."""
+    degree = np.bincount(src, minlength=nodes).astype(np.float64) + 1.0
+    scale = 1.0 / np.sqrt(degree)
+    out = h * (scale * scale)[:, None]  # the self-loop
+    contrib = h[dst] * (scale[src] * scale[dst])[:, None]
+    order_start = np.searchsorted(src, np.arange(nodes))  # src is sorted
+    has = np.bincount(src, minlength=nodes) > 0
+    sums = np.add.reduceat(contrib, order_start[has], axis=0) if contrib.size else contrib
+    out[has] += sums
+    return out
+
+
+def make_gcn(size, out, seed, hidden):
+    nodes, edges, features, classes = GCN_SIZES[size]
+    rng = np.random.default_rng(seed)
+    u, v = rmat_edges(rng, nodes, edges)
+    src, dst = np.concatenate([u, v]), np.concatenate([v, u])
+    order = np.lexsort((dst, src))
+    src, dst = src[order], dst[order]
+    x = rng.standard_normal((nodes, features))
+    t1 = rng.standard_normal((features, 32)) / np.sqrt(features)
+    t2 = rng.standard_normal((32, classes))
+    logits = normalized_product(src, dst, nodes, np.maximum(normalized_product(src, dst, nodes, x @ t1), 0) @ t2)
+    # Each class's logit standardized over the nodes: every class is some
+    # node's argmax, not a few hubs' neighbourhoods all of one class.
+    labels = ((logits - logits.mean(axis=0)) / logits.std(axis=0)).argmax(axis=1).astype(np.int64)
+    glorot = lambda fan_in, fan_out: rng.uniform(-1, 1, (fan_in, fan_out)) * np.sqrt(6.0 / (fan_in + fan_out))
+    with h5py.File(out, "w") as f:
+        f["src"], f["dst"] = src, dst
+        f["X"] = x
+        f["labels"] = labels
+        f["W1"] = glorot(features, hidden)
+        f["W2"] = glorot(hidden, classes)
+    return nodes, src.size, np.bincount(labels, minlength=classes)
+
+
+def make_kg(size, out, seed, dim):
+    entities, relations, triples = KG_SIZES[size]
+    rng = np.random.default_rng(seed)
+    e = rng.standard_normal((entities, dim))
+    r = rng.standard_normal((relations, dim))
+    # Heads and relations Zipf-like (a few frequent ones, as in FB15k).
+    head = np.minimum(rng.zipf(1.3, triples) - 1, entities - 1)
+    head = rng.permutation(entities)[head]
+    relation = rng.permutation(relations)[np.minimum(rng.zipf(1.5, triples) - 1, relations - 1)]
+    # Each tail: the nearest of 32 sampled entities to head + relation.
+    candidates = rng.integers(0, entities, (triples, 32))
+    tail = np.empty(triples, dtype=np.int64)
+    for lo in range(0, triples, 65536):
+        hi = min(triples, lo + 65536)
+        target = e[head[lo:hi]] + r[relation[lo:hi]]
+        dist = ((e[candidates[lo:hi]] - target[:, None, :]) ** 2).sum(axis=2)
+        tail[lo:hi] = candidates[lo:hi][np.arange(hi - lo), dist.argmin(axis=1)]
+    bound = 6.0 / np.sqrt(dim)
+    with h5py.File(out, "w") as f:
+        f["head"], f["relation"], f["tail"] = head.astype(np.int64), relation.astype(np.int64), tail
+        f["E"] = rng.uniform(-bound, bound, (entities, dim))
+        f["R"] = rng.uniform(-bound, bound, (relations, dim))
+    return triples
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kind", choices=("gcn", "kg"), required=True)
+    ap.add_argument("--size", required=True, help="gcn: " + ", ".join(GCN_SIZES) + "; kg: " + ", ".join(KG_SIZES))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--seed", type=int, default=2030)
+    ap.add_argument("--hidden", type=int, default=256, help="gcn: the student's hidden width (the paper's 256)")
+    ap.add_argument("--dim", type=int, default=64, help="kg: the embedding width")
+    args = ap.parse_args()
+    sizes = GCN_SIZES if args.kind == "gcn" else KG_SIZES
+    if args.size not in sizes:
+        ap.error(f"--size for --kind {args.kind} is one of: {', '.join(sizes)}")
+    if args.kind == "gcn":
+        nodes, directed, counts = make_gcn(args.size, args.out, args.seed, args.hidden)
+        print(f"{args.out}: {nodes} nodes, {directed} directed edges, labels per class {counts.tolist()}")
+    else:
+        print(f"{args.out}: {make_kg(args.size, args.out, args.seed, args.dim)} triples")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
