@@ -198,6 +198,21 @@ def calibrate(prog, how, tra_run, mpirun, env, tmp, ranks):
 
 
 
+def loss_bounds(want, narrow=None, relative=1e-9):
+    """Per iteration, how far a run's loss may be from the float64 reference
+    losses `want`: `relative` of each in float64; in float32 (`narrow`: the
+    reference's own float32 losses) 4 times the reference float32's largest
+    distance from float64 up to that iteration (rounding carries forward),
+    plus 8 float32 ulps (as tests/regression's references.trained)."""
+    if narrow is None:
+        return [relative * abs(w) for w in want]
+    bounds, noise = [], 0.0
+    for w, n in zip(want, narrow):
+        noise = max(noise, abs(n - w))
+        bounds.append(4 * noise + 8 * 2.0**-23 * abs(w))
+    return bounds
+
+
 def write_json(path, data):
     """`data` as JSON into `path`, written under a temporary name and renamed
     into place (a reader never sees half a file)."""
