@@ -42,6 +42,13 @@ struct Chunk {
 // (core/chunk_pool.hpp): 1 when c (or one copy of its View) alone holds them.
 long chunk_references(const Chunk& c);
 
+// The elements of *c as T, or an empty View of T where there is no chunk (a
+// kernel's optional second operand).
+template <class T>
+ElementData<T> elements_or_none(const Chunk* c) {
+  return c ? c->elements<T>() : ElementData<T>();
+}
+
 // f(chunk's elements), with the View of the chunk's own element type.
 template <class F>
 decltype(auto) with_elements(const Chunk& c, F&& f) {

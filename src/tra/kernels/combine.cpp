@@ -15,12 +15,6 @@ void combine_elements(einsum::AggOp op, const ElementData<T>& a, const ElementDa
       "tra::combine", RangePolicy(0, static_cast<Index>(a.extent(0))), KOKKOS_LAMBDA(const Index i) { a(i) = einsum::agg_combine(op, a(i), b(i)); });
 }
 
-// The element View of c's type, or an empty one of that type.
-template <class T>
-ElementData<T> elements_or_none(const Chunk* c) {
-  return c ? c->elements<T>() : ElementData<T>();
-}
-
 // out := f(x, y) (y may be null), on chunks of x's element type.
 void eval_into(const char* name, const einsum::ScalarProgram& f, const Chunk& x, const Chunk* y, const Chunk& out) {
   TRA_ASSERT((!y || y->dtype == x.dtype) && out.dtype == x.dtype, "an element-wise ⊗ on chunks of different element types");

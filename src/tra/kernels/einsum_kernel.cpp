@@ -33,11 +33,6 @@ Labels concat(std::initializer_list<const Labels*> parts) {
   return out;
 }
 
-template <class T>
-ElementData<T> elements_or_none(const Chunk* c) {
-  return c ? c->elements<T>() : ElementData<T>();
-}
-
 // The loop kernels on chunks of element type T.
 template <class T>
 void loop(const char* name, const einsum::ScalarProgram& join, einsum::AggOp agg, bool aligned, const Walk& out, const Walk& inner, const Chunk& x,
