@@ -15,9 +15,12 @@ Sizes: `arxiv` (ogbn-arxiv's: 169,343 nodes, 1,166,243 undirected edges,
 1,345 relations, 483,142 triples), and `small` ones for the tests.
 
 A gcn file holds /src and /dst (int64, every undirected edge in both
-directions, no self-loops, sorted by (src, dst), no duplicates), /X
-[nodes, features], /labels (int64), and the student's initial weights /W1
-[features, hidden] and /W2 [hidden, classes] (Glorot uniform). A kg file
+directions, no self-loops, sorted by (src, dst), no duplicates), the GCN's
+normalized adjacency Â = D^-1/2 (A + I) D^-1/2 as coordinate lists
+/adj/rows, /adj/cols, /adj/values (self-loops included, sorted by row then
+column: a sparse tensor's source), /X [nodes, features], /labels (int64),
+and the student's initial weights /W1 [features, hidden] and /W2 [hidden,
+classes] (Glorot uniform). A kg file
 holds /head, /relation, /tail (int64), and initial embeddings /E
 [entities, dim] and /R [relations, dim] (uniform in ±6/sqrt(dim), as TransE's
 paper initialises them).
@@ -84,6 +87,17 @@ def normalized_product(src, dst, nodes, h):
     return out
 
 
+def normalized_adjacency(src, dst, nodes):
+    """Â's entries (rows, cols, values), self-loops included, by row then column."""
+    degree = np.bincount(src, minlength=nodes).astype(np.float64) + 1.0
+    scale = 1.0 / np.sqrt(degree)
+    loops = np.arange(nodes, dtype=np.int64)
+    rows, cols = np.concatenate([src, loops]), np.concatenate([dst, loops])
+    values = scale[rows] * scale[cols]
+    order = np.lexsort((cols, rows))
+    return rows[order], cols[order], values[order]
+
+
 def make_gcn(size, out, seed, hidden):
     nodes, edges, features, classes = GCN_SIZES[size]
     rng = np.random.default_rng(seed)
@@ -101,6 +115,7 @@ def make_gcn(size, out, seed, hidden):
     glorot = lambda fan_in, fan_out: rng.uniform(-1, 1, (fan_in, fan_out)) * np.sqrt(6.0 / (fan_in + fan_out))
     with h5py.File(out, "w") as f:
         f["src"], f["dst"] = src, dst
+        f["adj/rows"], f["adj/cols"], f["adj/values"] = normalized_adjacency(src, dst, nodes)
         f["X"] = x
         f["labels"] = labels
         f["W1"] = glorot(features, hidden)
