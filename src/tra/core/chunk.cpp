@@ -2,6 +2,7 @@
 
 #include "tra/common/error.hpp"
 #include "tra/core/chunk_pool.hpp"
+#include "tra/core/sparse_block.hpp"
 
 namespace tra {
 
@@ -45,19 +46,30 @@ Chunk::Chunk(const Shape& s, const ElementData<float>& d) : shape(s), data_f32(d
 
 template <>
 const ElementData<double>& Chunk::elements<double>() const {
+  TRA_ASSERT(!sparse, "a sparse block's chunk read as dense elements");
   TRA_ASSERT(dtype == DType::Float64, "a " << dtype_name(dtype) << " chunk read as float64");
   return data;
 }
 
 template <>
 const ElementData<float>& Chunk::elements<float>() const {
+  TRA_ASSERT(!sparse, "a sparse block's chunk read as dense elements");
   TRA_ASSERT(dtype == DType::Float32, "a " << dtype_name(dtype) << " chunk read as float32");
   return data_f32;
+}
+
+Chunk Chunk::of_block(std::shared_ptr<const SparseBlock> block) {
+  Chunk c;
+  c.shape = {block->rows(), block->cols()};
+  c.dtype = block->dtype();
+  c.sparse = std::move(block);
+  return c;
 }
 
 long chunk_references(const Chunk& c) { return c.dtype == DType::Float32 ? chunk_references(c.data_f32) : chunk_references(c.data); }
 
 std::vector<double> Chunk::to_host() const {
+  TRA_ASSERT(!sparse, "a sparse block's chunk read as dense elements");
   std::vector<double> out(static_cast<size_t>(size()));
   if (dtype == DType::Float64) {
     Kokkos::deep_copy(HostElements<double>(out.data(), out.size()), data);

@@ -3,19 +3,29 @@
 // Kokkos View in the execution space's memory, row-major over its shape. Its
 // elements are float64 (`data`) or float32 (`data_f32`): one of the two Views
 // holds them, as `dtype` says, and the other is empty.
+//
+// Or a block of a sparse relation (`sparse`, core/sparse_block.hpp): then
+// both Views are empty, `shape` is the block's dense shape and only the
+// sparse product kernel reads it (kernels/sparse_product.hpp); the dense
+// accessors assert.
+#include <memory>
 #include <vector>
 
 #include "tra/common/dtype.hpp"
+#include "tra/common/error.hpp"
 #include "tra/common/kokkos_types.hpp"
 #include "tra/core/key.hpp"
 
 namespace tra {
+
+struct SparseBlock;
 
 struct Chunk {
   Shape shape;
   ChunkData data;  // a float64 chunk's elements
   ElementData<float> data_f32;  // a float32 chunk's elements
   DType dtype = DType::Float64;
+  std::shared_ptr<const SparseBlock> sparse;  // a sparse relation's block, else null
 
   Chunk() = default;
   explicit Chunk(const Shape& s, DType t = DType::Float64);  // zero-filled
@@ -36,6 +46,9 @@ struct Chunk {
   std::vector<double> to_host() const;
   static Chunk from_host(const Shape& s, const std::vector<double>& values, DType t = DType::Float64);
   static Chunk from_host(const Shape& s, const double* values, DType t = DType::Float64);
+  // The chunk of a sparse relation holding `block`.
+  static Chunk of_block(std::shared_ptr<const SparseBlock> block);
+  bool is_sparse() const { return sparse != nullptr; }
 };
 
 // The references to c's elements other than the chunk pool's
@@ -52,6 +65,7 @@ ElementData<T> elements_or_none(const Chunk* c) {
 // f(chunk's elements), with the View of the chunk's own element type.
 template <class F>
 decltype(auto) with_elements(const Chunk& c, F&& f) {
+  TRA_ASSERT(!c.sparse, "a sparse block's chunk read as dense elements");
   if (c.dtype == DType::Float32) return f(c.data_f32);
   return f(c.data);
 }

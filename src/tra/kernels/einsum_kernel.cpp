@@ -8,6 +8,7 @@
 #include "tra/common/error.hpp"
 #include "tra/kernels/blocks.hpp"
 #include "tra/kernels/elementwise.hpp"
+#include "tra/kernels/sparse_product.hpp"
 #include "tra/kernels/strided.hpp"
 
 namespace tra::kernels {
@@ -67,12 +68,48 @@ std::vector<int> permutation(const Labels& from, const Labels& to) {
 
 }  // namespace
 
-EinSumKernel::EinSumKernel(const einsum::EinSum& st, const std::map<Label, Index>& extent)
+bool EinSumKernel::sparse_product_fits(const einsum::EinSum& st, int sparse_input, std::string* why) {
+  auto no = [&](const std::string& reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  double alpha = 0;
+  if (st.inputs.size() != 2 || sparse_input < 0 || sparse_input > 1) return no("a sparse tensor is multiplied by one dense tensor");
+  if (st.agg != einsum::AggOp::Sum || !st.join.is_scaled_product(&alpha) || alpha != 1)
+    return no("a sparse tensor's statement is a plain sum of products (sum_u A[v,u] * H[u,h])");
+  const Labels& s = st.inputs[static_cast<size_t>(sparse_input)].labels;
+  const Labels& d = st.inputs[static_cast<size_t>(1 - sparse_input)].labels;
+  if (s.size() != 2 || d.size() != 2 || st.output.labels.size() != 2 || st.agg_labels.size() != 1)
+    return no("a sparse product has two 2-D inputs, one summed label and a 2-D result");
+  const Label& summed = st.agg_labels[0];
+  if (!has(s, summed) || !has(d, summed) || s[0] == s[1] || d[0] == d[1])
+    return no("the summed label is one of the sparse tensor's two and one of the dense tensor's two");
+  const Label& kept_s = s[0] == summed ? s[1] : s[0];
+  const Label& kept_d = d[0] == summed ? d[1] : d[0];
+  if (kept_s == kept_d || !has(st.output.labels, kept_s) || !has(st.output.labels, kept_d))
+    return no("the result's labels are the sparse tensor's and the dense tensor's unsummed ones");
+  return true;
+}
+
+EinSumKernel::EinSumKernel(const einsum::EinSum& st, const std::map<Label, Index>& extent, int sparse_input, double stored_per_call)
     : x_labels_(st.inputs.at(0).labels), z_labels_(st.output.labels), agg_labels_(st.agg_labels), extent_(extent), agg_(st.agg), join_(st.join),
       inputs_(static_cast<int>(st.inputs.size())) {
   if (inputs_ > 1) y_labels_ = st.inputs[1].labels;
   TRA_ASSERT(z_labels_.size() <= static_cast<size_t>(kMaxRank) && agg_labels_.size() <= static_cast<size_t>(kMaxRank),
              "too many labels for one kernel");
+  if (sparse_input >= 0) {
+    std::string why;
+    TRA_ASSERT(sparse_product_fits(st, sparse_input, &why), "a sparse kernel for " << st.str() << ": " << why);
+    sparse_input_ = sparse_input;
+    stored_per_call_ = stored_per_call;
+    const Labels& s = sparse_input == 0 ? x_labels_ : y_labels_;
+    const Labels& d = sparse_input == 0 ? y_labels_ : x_labels_;
+    const Label& summed = agg_labels_[0];
+    sparse_transposed_ = s[0] == summed;
+    sparse_dense_order_ = {summed, d[0] == summed ? d[1] : d[0]};
+    sparse_out_order_ = {sparse_transposed_ ? s[1] : s[0], sparse_dense_order_[1]};
+    return;
+  }
   if (inputs_ == 2 && agg_ == einsum::AggOp::Sum && join_.is_scaled_product(&alpha_)) {
     bool private_agg = false;
     for (const auto& l : agg_labels_) private_agg |= !(has(x_labels_, l) && has(y_labels_, l));
@@ -114,12 +151,13 @@ Shape EinSumKernel::shape_of(const Labels& ls) const {
   return s;
 }
 
-std::string EinSumKernel::name() const { return gemm_ ? "gemm" : "einsum-loop"; }
+std::string EinSumKernel::name() const { return sparse() ? "sparse-product" : gemm_ ? "gemm" : "einsum-loop"; }
 
 double EinSumKernel::flops() const {
   const double nz = static_cast<double>(volume(z_shape()));
   double na = 1;
   for (const auto& l : agg_labels_) na *= static_cast<double>(extent_.at(l));
+  if (sparse()) return 2.0 * stored_per_call_ * static_cast<double>(extent_.at(sparse_dense_order_[1]));
   if (gemm_) return 2.0 * nz * na;
   return nz * na * (join_.flops_per_eval() + (agg_ == einsum::AggOp::None ? 0 : 1));
 }
@@ -128,7 +166,21 @@ Chunk EinSumKernel::apply(const Chunk& x, const Chunk* y) const {
   TRA_ASSERT(x.shape == x_shape(), "kernel input x " << shape_string(x.shape) << " expected " << shape_string(x_shape()));
   if (inputs_ == 2) TRA_ASSERT(y && y->shape == y_shape(), "kernel input y expected " << shape_string(y_shape()));
   if (inputs_ == 2) TRA_ASSERT(y->dtype == x.dtype, "kernel inputs of two element types: " << dtype_name(x.dtype) << " and " << dtype_name(y->dtype));
+  if (sparse()) {
+    Chunk z(shape_of(sparse_out_order_), x.dtype);
+    sparse_product(x, *y, z, 0.0);
+    return z_labels_ == sparse_out_order_ ? z : permute(z, permutation(sparse_out_order_, z_labels_));
+  }
   return gemm_ ? apply_gemm(x, *y) : apply_generic(x, y);
+}
+
+void EinSumKernel::sparse_product(const Chunk& x, const Chunk& y, Chunk& z, double beta) const {
+  const Chunk& block = sparse_input_ == 0 ? x : y;
+  const Chunk& dense = sparse_input_ == 0 ? y : x;
+  const Labels& dense_labels = sparse_input_ == 0 ? y_labels_ : x_labels_;
+  TRA_ASSERT(block.is_sparse() && !dense.is_sparse(), "a sparse product's input " << sparse_input_ << " is not a sparse block, or both are");
+  const Chunk ordered = dense_labels == sparse_dense_order_ ? dense : permute(dense, permutation(dense_labels, sparse_dense_order_));
+  kernels::sparse_product_into(*block.sparse, sparse_transposed_, ordered, beta, z);
 }
 
 Chunk EinSumKernel::apply_generic(const Chunk& x, const Chunk* y) const {
@@ -178,13 +230,17 @@ Chunk EinSumKernel::apply_gemm(const Chunk& x, const Chunk& y) const {
   return permute(zc, permutation(z_n, z_labels_));
 }
 
-bool EinSumKernel::adds_into() const { return gemm_ && z_labels_ == concat({&batch_, &rows_, &cols_}); }
+bool EinSumKernel::adds_into() const {
+  if (sparse()) return z_labels_ == sparse_out_order_;
+  return gemm_ && z_labels_ == concat({&batch_, &rows_, &cols_});
+}
 
 void EinSumKernel::apply_add(const Chunk& x, const Chunk& y, Chunk& z) const {
   TRA_ASSERT(adds_into(), "kernel " << name() << " cannot add into its output");
   TRA_ASSERT(x.shape == x_shape() && y.shape == y_shape() && z.shape == z_shape(), "kernel apply_add: shapes do not match");
   TRA_ASSERT(x.dtype == z.dtype && y.dtype == z.dtype, "kernel apply_add on chunks of different element types");
-  gemm(x, y, z, 1.0);
+  if (sparse()) sparse_product(x, y, z, 1.0);
+  else gemm(x, y, z, 1.0);
 }
 
 void EinSumKernel::gemm(const Chunk& x, const Chunk& y, Chunk& zc, double beta) const {

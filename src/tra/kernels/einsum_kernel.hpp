@@ -7,6 +7,11 @@
 // one input and absent from the output) permute to batched GEMM and call
 // KokkosBlas::gemm with alpha = c; everything else
 // runs a Kokkos parallel loop over output elements.
+//
+// A product with one sparse input (a 2-D block of a sparse relation,
+// core/sparse_block.hpp) runs as the sparse product instead
+// (kernels/sparse_product.hpp): Out[v,h] = Σ_u A[v,u]·H[u,h], and with A's
+// first label summed, Aᵀ·G (the gradient through such a product).
 #include <map>
 #include <string>
 
@@ -24,8 +29,16 @@ void start_gemm_library();
 
 class EinSumKernel {
  public:
-  // `extent` gives each label's extent inside one chunk.
-  EinSumKernel(const einsum::EinSum& st, const std::map<einsum::Label, Index>& extent);
+  // `extent` gives each label's extent inside one chunk. `sparse_input`
+  // (0 or 1; -1: none) names an input whose chunks are sparse blocks of
+  // `stored_per_call` entries on average (for flops()); the statement must
+  // then be one sparse_product_fits accepts.
+  EinSumKernel(const einsum::EinSum& st, const std::map<einsum::Label, Index>& extent, int sparse_input = -1, double stored_per_call = 0);
+  // Whether `st` can run with input `sparse_input` sparse: two 2-D inputs
+  // multiplied (⊗ = x * y) and summed over one label they share, which is
+  // one of the sparse input's two, into a 2-D output of the two labels
+  // left. Else false, and *why says what does not fit.
+  static bool sparse_product_fits(const einsum::EinSum& st, int sparse_input, std::string* why = nullptr);
 
   Chunk apply(const Chunk& x, const Chunk* y) const;
   Shape x_shape() const { return shape_of(x_labels_); }
@@ -33,6 +46,7 @@ class EinSumKernel {
   Shape z_shape() const { return shape_of(z_labels_); }
   double flops() const;  // per call
   bool uses_gemm() const { return gemm_; }
+  bool sparse() const { return sparse_input_ >= 0; }
   // Two inputs, both over the output's labels in the output's order, nothing
   // aggregated: ⊗ applied to aligned elements, whatever the chunks' shape.
   bool elementwise() const { return inputs_ == 2 && aligned(); }
@@ -51,6 +65,8 @@ class EinSumKernel {
   bool aligned() const { return agg_labels_.empty() && x_labels_ == z_labels_ && (inputs_ == 1 || y_labels_ == z_labels_); }
   Chunk apply_generic(const Chunk& x, const Chunk* y) const;
   Chunk apply_gemm(const Chunk& x, const Chunk& y) const;
+  // The sparse product, adding into z (beta 1) or overwriting it (beta 0).
+  void sparse_product(const Chunk& x, const Chunk& y, Chunk& z, double beta) const;
   void gemm(const Chunk& x, const Chunk& y, Chunk& z, double beta) const;  // z in [batch, rows, cols]
 
   einsum::Labels x_labels_, y_labels_, z_labels_, agg_labels_;
@@ -66,6 +82,14 @@ class EinSumKernel {
   // The first GEMM operand is y: z is [batch, (y's labels), (x's labels)],
   // computed as y·x rather than as x·y and then transposed.
   bool operands_swapped_ = false;
+  // Sparse mode: which input is sparse (-1: none), whether the product reads
+  // the block transposed (its first label is the summed one), and the dense
+  // operand's and the result's label orders the product works in
+  // ([summed, dense kept] and [sparse kept, dense kept]).
+  int sparse_input_ = -1;
+  bool sparse_transposed_ = false;
+  double stored_per_call_ = 0;
+  einsum::Labels sparse_dense_order_, sparse_out_order_;
 };
 
 }  // namespace tra::kernels

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tra/common/error.hpp"
 #include "tra/core/sparse_block.hpp"
 
 namespace tra {
@@ -47,6 +48,17 @@ TEST(SparseBlock, Float32ValuesAreRoundedOnceAndAnEmptyBlockIsFine) {
   EXPECT_EQ(empty.stored(), 0);
   EXPECT_EQ(host(empty.by_row.row_start), std::vector<int>(6, 0));
   EXPECT_EQ(host(empty.by_column.row_start), std::vector<int>(4, 0));
+}
+
+TEST(SparseBlock, AChunkCarriesABlockAndRefusesToBeReadDense) {
+  const Chunk c = Chunk::of_block(std::make_shared<const SparseBlock>(SparseBlock::from_entries(3, 4, {{1, 2, 7.0}}, DType::Float32)));
+  EXPECT_TRUE(c.is_sparse());
+  EXPECT_EQ(c.shape, (Shape{3, 4}));
+  EXPECT_EQ(c.dtype, DType::Float32);
+  EXPECT_EQ(c.sparse->stored(), 1);
+  EXPECT_THROW(c.to_host(), InternalError);
+  EXPECT_THROW(c.elements<float>(), InternalError);
+  EXPECT_FALSE(Chunk(Shape{2}).is_sparse());
 }
 
 }  // namespace
