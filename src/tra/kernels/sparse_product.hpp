@@ -20,6 +20,11 @@ void sparse_product_into(const SparseBlock& a, bool transposed, const Chunk& x, 
 // op(a) * x in a new chunk.
 Chunk sparse_product(const SparseBlock& a, bool transposed, const Chunk& x);
 
+// Whether this build has the sparse product: Kokkos Kernels installed with
+// its sparse component (Debian's has it; a BLAS-only install has not, and
+// sparse_product_into then throws a UserError saying how to build it).
+bool sparse_product_built();
+
 // The flops of one product: a multiply and an add per stored entry and column of x.
 inline double sparse_product_flops(const SparseBlock& a, Index x_cols) { return 2.0 * static_cast<double>(a.stored()) * static_cast<double>(x_cols); }
 
