@@ -21,6 +21,10 @@ def prepare(folder):
         f["M"] = np.arange(16.0).reshape(4, 4)
         f["V"] = np.arange(4.0)
         f["Big"] = np.array([0, 1, 2**24 + 1, 3], dtype=np.int64)  # 2^24 + 1: no float holds it
+        # Coordinate lists of a 4 x 4 sparse tensor: entries 1 and 3 both at (0, 2); /far: (1, 4) outside.
+        f["sr"], f["sc"], f["sv"] = np.array([0, 0, 2, 0]), np.array([1, 2, 3, 2]), np.arange(4.0)
+        f["far"] = np.array([1, 4, 0, 2])
+        f["short"] = np.arange(3.0)
     sentinel = b"an earlier good result that must survive\n"
     with open(os.path.join(folder, "out.h5"), "wb") as f:
         f.write(sentinel)

@@ -413,6 +413,44 @@ def nnmf(out, inputs, dtype):
     ]
 
 
+def sparse_gcn_layer(out, inputs):
+    """M = Â (X W), L = Σ M², W.grad = 2 Xᵀ Âᵀ M, with Â from its coordinate
+    lists summed entry by entry (np.add.at: no sparse library). Each value is
+    a chain of sums: a row of Â (at most its longest row's entries), the 16
+    features, the 1000 nodes of Âᵀ and of Xᵀ; each rounds within its length
+    of eps on the same chain taken on magnitudes."""
+    src = os.path.join(inputs, "data", "graph_small.h5")
+    x, w = read(src, "/X"), read(src, "/W1")
+    with h5py.File(src, "r") as f:
+        rows, cols, vals = f["adj/rows"][...], f["adj/cols"][...], f["adj/values"][...].astype(DTYPE).astype(np.float64)
+    x, w = x.astype(DTYPE).astype(np.float64), w.astype(DTYPE).astype(np.float64)
+    n = x.shape[0]
+
+    def a_times(m, transposed=False):
+        out = np.zeros((n, m.shape[1]))
+        np.add.at(out, cols if transposed else rows, vals[:, None] * m[rows if transposed else cols])
+        return out
+
+    def abs_a_times(m, transposed=False):
+        out = np.zeros((n, m.shape[1]))
+        np.add.at(out, cols if transposed else rows, np.abs(vals)[:, None] * m[rows if transposed else cols])
+        return out
+
+    z = x @ w
+    m = a_times(z)
+    grad = x.T @ a_times(2 * m, transposed=True)
+    longest = max(np.bincount(rows).max(), np.bincount(cols).max())
+    k = longest + x.shape[1] + 2 * n
+    m_abs = abs_a_times(np.abs(x) @ np.abs(w))
+    tol = lambda mag: 4 * k * EPS * mag + 1e-300
+    p = os.path.join(out, "sparse_gcn_layer.h5")
+    return [
+        (p, "/M", m, tol(m_abs)),
+        (p, "/L", np.array((m * m).sum()), np.array(tol((m_abs * m_abs).sum()))),
+        (p, "/grad/W", grad, tol(np.abs(x).T @ abs_a_times(2 * m_abs, transposed=True))),
+    ]
+
+
 REFERENCES = {
     "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
@@ -437,4 +475,5 @@ REFERENCES = {
     "speech_ffnn.yaml": speech_ffnn,
     "xml_ffnn.yaml": xml_ffnn,
     "nnmf.yaml": nnmf,
+    "sparse_gcn_layer.yaml": sparse_gcn_layer,
 }

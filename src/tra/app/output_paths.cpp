@@ -31,8 +31,10 @@ std::string same_file_key(const std::string& path) {
 std::map<std::string, std::string> files_read(const model::Workflow& wf) {
   std::map<std::string, std::string> read;
   read[same_file_key(wf.deck_path)] = "the deck itself";
-  for (const auto& t : wf.tensors)
+  for (const auto& t : wf.tensors) {
     if (auto h = std::get_if<model::Hdf5Source>(&t.source)) read.emplace(same_file_key(h->file), "the input of tensor '" + t.name + "'");
+    if (auto s = std::get_if<model::SparseSource>(&t.source)) read.emplace(same_file_key(s->file), "the input of tensor '" + t.name + "'");
+  }
   return read;
 }
 

@@ -115,7 +115,8 @@ Index replicated_reads(const physical::IaPlan& plan, const std::map<std::string,
     live[static_cast<size_t>(id)] = true;
     const physical::IaNode& n = plan.node(id);
     if (n.kind() == physical::IaNode::Kind::Scan && n.dist.everywhere && !(n.scan().source && carried.count(n.scan().source->name)))
-      extra += static_cast<Index>(plan.nsites - 1) * n.dist.tuples() * volume(n.out_type.chunk_shape);
+      extra += static_cast<Index>(plan.nsites - 1) * n.dist.tuples() *
+               (n.out_type.sparse() ? static_cast<Index>(n.out_type.stored) : volume(n.out_type.chunk_shape));
     for (int i : n.inputs) todo.push_back(i);
   }
   return extra;

@@ -12,7 +12,15 @@ Shape RelType::tensor_shape() const {
 }
 
 std::string RelType::str() const {
-  return "f=" + shape_string(frontier) + " b=" + shape_string(chunk_shape) + (dtype == DType::Float64 ? "" : std::string(" ") + dtype_name(dtype));
+  return "f=" + shape_string(frontier) + " b=" + shape_string(chunk_shape) + (dtype == DType::Float64 ? "" : std::string(" ") + dtype_name(dtype)) +
+         (sparse() ? " sparse, " + std::to_string(static_cast<Index>(stored + 0.5)) + " entries per block" : "");
+}
+
+double RelType::bytes_per_tuple() const {
+  const double element = static_cast<double>(element_bytes(dtype));
+  if (!sparse()) return static_cast<double>(volume(chunk_shape)) * element;
+  const double offsets = static_cast<double>(chunk_shape.at(0) + chunk_shape.at(1) + 2) * sizeof(int);
+  return 2 * stored * (element + sizeof(int)) + offsets;
 }
 
 }  // namespace tra

@@ -13,6 +13,7 @@
 #include "tra/exec/loop_carry.hpp"
 #include "tra/exec/operator_progress.hpp"
 #include "tra/io/generators.hpp"
+#include "tra/io/hdf5/coordinates.hpp"
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
 
@@ -83,6 +84,17 @@ std::vector<Tuple> Executor::scan(int node, bool& held) const {
       std::vector<Tuple> read = io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine, batch ? origin->second : Shape{}, n.type.dtype);
       if (batch && batch_cache_) batch_cache_->keep(node, origin->second, read);
       return read;
+    } catch (const UserError& e) {
+      throw UserError(t.loc, "tensor '" + t.name + "': " + e.what());  // where the deck names the source
+    }
+  }
+  if (auto s = std::get_if<model::SparseSource>(&t.source)) {
+    try {
+      const std::vector<SparseBlock> blocks =
+          io::hdf5::read_sparse_blocks({s->file, s->rows, s->cols, s->values}, t.shape, n.type.chunk_shape, mine, n.type.dtype);
+      std::vector<Tuple> out;
+      for (size_t i = 0; i < mine.size(); ++i) out.push_back({mine[i], Chunk::of_block(std::make_shared<const SparseBlock>(blocks[i]))});
+      return out;
     } catch (const UserError& e) {
       throw UserError(t.loc, "tensor '" + t.name + "': " + e.what());  // where the deck names the source
     }

@@ -75,6 +75,8 @@ class Lowerer {
       if (out_.tensor_node.count(o.tensor)) continue;
       const model::TensorDecl* t = wf_.find_tensor(o.tensor);
       if (!t) throw UserError(o.loc, "output names '" + o.tensor + "', which is neither a declared tensor nor computed by a statement");
+      if (std::holds_alternative<model::SparseSource>(t->source))
+        throw UserError(o.loc, "output names '" + o.tensor + "', a sparse tensor: outputs are dense tensors (its data is its coordinate lists)");
       Shape grid(t->shape.size(), 1);
       if (!grid.empty()) grid[0] = largest_divisor_upto(t->shape[0], nranks_);
       input_node(*t, grid);
@@ -270,9 +272,51 @@ class Lowerer {
     return d;
   }
 
+  // A sparse tensor's node on `grid`: read on each grid a statement wants
+  // (its blocks cannot be re-chunked as a dense relation's are), never
+  // named as the tensor's one node, so that EinDecomp sees no boundary.
+  int sparse_node(const model::TensorDecl& t, const Shape& grid) {
+    const std::string key = t.name + shape_string(grid);
+    if (auto it = sparse_nodes_.find(key); it != sparse_nodes_.end()) return it->second;
+    TraNode n;
+    n.kind = TraNode::Kind::Input;
+    n.tensor = t.name;
+    n.statement = "input " + t.name + " (sparse)";
+    n.source = t;
+    n.type.frontier = grid;
+    for (size_t i = 0; i < grid.size(); ++i) n.type.chunk_shape.push_back(t.shape[i] / grid[i]);
+    n.type.stored = static_cast<double>(std::get<model::SparseSource>(t.source).entries) / static_cast<double>(volume(grid));
+    n.keys = all_keys(grid);
+    return sparse_nodes_[key] = add(std::move(n));
+  }
+
+  // Which input of `e` is a sparse tensor (-1: none), and its stored
+  // entries per block on the statement's grid; a statement it cannot run
+  // in is a located error.
+  std::pair<int, double> sparse_input(const EinSum& e, const std::map<Label, Index>& d) const {
+    int sparse = -1;
+    double per_block = 0;
+    for (size_t k = 0; k < e.inputs.size(); ++k) {
+      const model::TensorDecl* t = wf_.find_tensor(e.inputs[k].name);
+      const auto* s = t ? std::get_if<model::SparseSource>(&t->source) : nullptr;
+      if (!s) continue;
+      std::string why;
+      if (sparse >= 0) why = "a sparse tensor is multiplied by one dense tensor";
+      else kernels::EinSumKernel::sparse_product_fits(e, static_cast<int>(k), &why);
+      if (!why.empty()) throw UserError(e.loc, "'" + t->name + "' is sparse: " + why + "; this statement is " + e.str());
+      sparse = static_cast<int>(k);
+      double blocks = 1;
+      for (const auto& l : e.inputs[k].labels) blocks *= static_cast<double>(d.at(l));
+      per_block = static_cast<double>(s->entries) / blocks;
+    }
+    return {sparse, per_block};
+  }
+
   // The node of tensor `name` chunked on `grid`, re-chunking if needed.
   int operand(const einsum::TensorRef& ref, const Shape& grid) {
     int id;
+    if (const model::TensorDecl* t = wf_.find_tensor(ref.name); t && std::holds_alternative<model::SparseSource>(t->source))
+      return sparse_node(*t, grid);
     if (const model::TensorDecl* t = wf_.find_tensor(ref.name)) id = input_node(*t, grid);
     else id = out_.tensor_node.at(ref.name);
     if (node(id).type.frontier == grid) return id;
@@ -297,7 +341,8 @@ class Lowerer {
     record_cost(e, bound, d);
     std::map<Label, Index> extent;
     for (const auto& [l, b] : bound) extent[l] = b / d.at(l);
-    auto kernel = std::make_shared<const kernels::EinSumKernel>(e, extent);
+    const auto [sparse, stored_per_block] = sparse_input(e, d);
+    auto kernel = std::make_shared<const kernels::EinSumKernel>(e, extent, sparse, stored_per_block);
     auto grid_of = [&](const Labels& ls) {
       Shape g;
       for (const auto& l : ls) g.push_back(d.at(l));
@@ -356,6 +401,9 @@ class Lowerer {
 
   void lower_tra(const model::TraStatement& s) {
     int in;
+    if (const model::TensorDecl* t = wf_.find_tensor(s.input); t && std::holds_alternative<model::SparseSource>(t->source))
+      throw UserError(s.loc,
+                      "'" + s.input + "' is sparse: a TRA statement reads a dense tensor; a sparse one is multiplied by a dense one in an EinSum");
     if (const model::TensorDecl* t = wf_.find_tensor(s.input)) {
       Shape grid(t->shape.size(), 1);
       if (!grid.empty()) grid[0] = largest_divisor_upto(t->shape[0], nranks_);
@@ -472,6 +520,7 @@ class Lowerer {
   std::set<std::string> later_outputs_;
   decomp::PartitionerOptions partitioner_;
   std::map<std::string, std::map<Label, Index>> planned_;  // statement output -> d, from the partitioner
+  std::map<std::string, int> sparse_nodes_;  // a sparse tensor's node per grid: name + grid -> node
   Lowering out_;
 };
 

@@ -33,6 +33,15 @@ struct Hdf5Source {
   bool operator==(const Hdf5Source& o) const { return file == o.file && dataset == o.dataset && start == o.start; }
 };
 
+// A sparse 2-D tensor's data: HDF5 coordinate lists, one entry per stored
+// element (io/hdf5/coordinates.hpp), counted when the deck is read.
+struct SparseSource {
+  std::string file;  // resolved against the deck's folder
+  std::string rows, cols, values;  // dataset paths
+  Index entries = 0;  // the lists' length: what the planner sizes the relation by
+  bool operator==(const SparseSource& o) const { return file == o.file && rows == o.rows && cols == o.cols && values == o.values; }
+};
+
 // batch: {dim: D, size: B} — a training deck's data, read B rows along D per
 // iteration (model/batch_order.hpp says which rows).
 struct BatchSpec {
@@ -48,7 +57,7 @@ struct TensorDecl {
   std::string name;
   Shape shape;  // as the graph sees it: a batch tensor's is one batch
   std::optional<Shape> chunk;  // chunk shape, if the deck fixes it
-  std::variant<Generator, Hdf5Source> source;
+  std::variant<Generator, Hdf5Source, SparseSource> source;
   SourceLoc loc;
   bool param = false;  // param: true — trained (train:); `source` gives its initial values
   SourceLoc param_loc;

@@ -127,7 +127,12 @@ class Compiler {
   }
 
   int join(const TraNode& n) {
-    const int b = add(make_bcast(input_of(n, 0)));
+    // Table 1 broadcasts the left input; a sparse relation is never moved
+    // (its blocks are read where they are needed), so with a sparse left
+    // input the right one is broadcast.
+    const bool left_sparse = type_of(n, 0).sparse();
+    const int left = left_sparse ? input_of(n, 0) : add(make_bcast(input_of(n, 0)));
+    const int right = left_sparse ? add(make_bcast(input_of(n, 1))) : input_of(n, 1);
     const auto& kernel = n.einsum;
     JoinParams p;
     p.keys_left = n.keys_left;
@@ -137,7 +142,7 @@ class Compiler {
     p.gemm = kernel->uses_gemm();
     IaNode j;
     j.params = std::move(p);
-    j.inputs = {b, input_of(n, 1)};
+    j.inputs = {left, right};
     j.out_type = n.type;
     return add(std::move(j));
   }

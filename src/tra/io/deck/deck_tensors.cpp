@@ -1,5 +1,6 @@
 // The deck's tensors: each tensor's name, shape, chunking, source (a generator or an HDF5 dataset, a selection of it), parameter and batch flags.
 #include "tra/io/deck/deck_sections.hpp"
+#include "tra/io/hdf5/coordinates.hpp"
 #include "tra/io/hdf5/dataset_extents.hpp"
 
 namespace tra::io::deck {
@@ -32,6 +33,8 @@ class TensorsSection : public DeckValues {
         if (t["batch"])
           fail(t["batch"], "tensor '" + d.name + "': batches are read from an HDF5 source ({file: ..., dataset: ...}), not from a generator");
         d.source = parse_generator(src.as<std::string>(), text_loc(src));
+      } else if (src.IsMap() && src["rows"]) {
+        d.source = read_sparse_source(src, t, d);
       } else if (src.IsMap()) {
         d.source = read_hdf5_source(src, d);
       } else {
@@ -61,6 +64,29 @@ class TensorsSection : public DeckValues {
       }
       wf.tensors.push_back(d);
     }
+  }
+
+  // {file: F, rows: R, cols: C, values: V}: a sparse 2-D tensor holding the
+  // entries the coordinate lists give, counted now (the planner sizes the
+  // relation by them). Its shape is the deck's; it is data, read whole
+  // (no batches) and never trained.
+  model::SparseSource read_sparse_source(const YAML::Node& src, const YAML::Node& tensor, const TensorDecl& d) const {
+    check_keys(src, {"file", "rows", "cols", "values"}, "a sparse source");
+    model::SparseSource s;
+    s.file = resolve(scalar(src, "file", "a sparse source"));
+    s.rows = scalar(src, "rows", "a sparse source");
+    s.cols = scalar(src, "cols", "a sparse source");
+    s.values = scalar(src, "values", "a sparse source");
+    if (d.shape.size() != 2)
+      fail(tensor["shape"] ? tensor["shape"] : tensor, "tensor '" + d.name + "': a sparse tensor is 2-D; give its shape, as [rows, cols]");
+    for (const char* key : {"batch", "param", "constraint"})
+      if (tensor[key]) fail(tensor[key], "tensor '" + d.name + "': a sparse tensor is data read whole: it takes no '" + key + "'");
+    try {
+      s.entries = hdf5::coordinate_count({s.file, s.rows, s.cols, s.values});
+    } catch (const UserError& e) {
+      throw UserError(loc(tensor), "tensor '" + d.name + "': " + e.what());
+    }
+    return s;
   }
 
   // {file: F, dataset: D, select: {start: [..], count: [..]}}. Without a

@@ -40,7 +40,7 @@ std::string key_text(const KeyFn& f) { return f.identity() ? "idOp" : f.text(); 
 
 std::vector<std::int64_t> held_bytes(const IaNode& n, int nsites) {
   std::vector<std::int64_t> bytes(static_cast<size_t>(nsites), 0);
-  const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(element_bytes(n.type.dtype));
+  const auto chunk = static_cast<std::int64_t>(n.type.bytes_per_tuple());
   if (n.dist.everywhere) {
     std::fill(bytes.begin(), bytes.end(), n.dist.tuples() * chunk);
     return bytes;

@@ -16,6 +16,7 @@ void infer(ShuffleParams& p, IaNode& n, const Context& c) {
   if (p.site_grid.empty()) p.site_grid = x.type.frontier;
   p.placement.fix_grid(p.site_grid, s);
   const Index f = volume(x.type.chunk_shape);
+  if (x.type.sparse() && !x.dist.everywhere) n.invalid = "shuffles a sparse relation (its blocks are read where they are needed instead)";
   std::vector<Index> sent(static_cast<size_t>(s), 0), received(static_cast<size_t>(s), 0);
   for (const auto& [k, site] : x.dist.at) {
     const int to = p.placement.site_of(k, p.site_grid, s);
