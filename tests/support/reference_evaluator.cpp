@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 
 #include "tra/io/generators.hpp"
@@ -90,6 +91,14 @@ double max_abs_diff(const Dense& a, const Dense& b) {
     m = std::max(m, d);
   }
   return m;
+}
+
+Dense random_floats(const Shape& shape, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Dense d{shape, std::vector<double>(static_cast<size_t>(volume(shape)))};
+  for (double& v : d.v) v = static_cast<float>(u(gen));
+  return d;
 }
 
 }  // namespace tra::testing

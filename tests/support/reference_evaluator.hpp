@@ -31,4 +31,8 @@ Dense assemble(const std::vector<Tuple>& tuples, const Shape& frontier, const Sh
 // Largest |a - b| over all elements (shapes must agree).
 double max_abs_diff(const Dense& a, const Dense& b);
 
+// Random values in [-1, 1] (seeded) that are floats, so that a float32 and a
+// float64 run start from the same values.
+Dense random_floats(const Shape& shape, unsigned seed);
+
 }  // namespace tra::testing

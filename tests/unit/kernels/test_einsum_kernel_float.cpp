@@ -27,14 +27,7 @@ namespace {
 
 using testing::Dense;
 
-// Random values in [-1, 1] that are floats (so both types start alike).
-Dense random_floats(const Shape& shape, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Dense d{shape, std::vector<double>(static_cast<size_t>(volume(shape)))};
-  for (double& v : d.v) v = static_cast<float>(u(gen));
-  return d;
-}
+using testing::random_floats;
 
 struct FloatCase {
   einsum::EinSum st;

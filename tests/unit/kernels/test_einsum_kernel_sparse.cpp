@@ -45,14 +45,6 @@ Sparse random_sparse(Index rows, Index cols, unsigned seed) {
   return s;
 }
 
-Dense random_dense(const Shape& shape, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Dense d{shape, std::vector<double>(static_cast<size_t>(volume(shape)))};
-  for (double& v : d.v) v = static_cast<float>(u(gen));
-  return d;
-}
-
 Dense absolute(Dense d) {
   for (double& v : d.v) v = std::fabs(v);
   return d;
@@ -70,7 +62,7 @@ void expect_sparse_product(const std::string& text, int sparse_input, const std:
   const einsum::TensorRef& a_ref = st.inputs[static_cast<size_t>(sparse_input)];
   const einsum::TensorRef& d_ref = st.inputs[static_cast<size_t>(1 - sparse_input)];
   const Sparse a = random_sparse(shape_of(a_ref)[0], shape_of(a_ref)[1], 3);
-  const Dense d = random_dense(shape_of(d_ref), 4);
+  const Dense d = testing::random_floats(shape_of(d_ref), 4);
   const std::map<std::string, Dense> in = {{a_ref.name, a.dense}, {d_ref.name, d}};
   const Dense want = testing::evaluate(st, in);
   const Dense bound = testing::evaluate(st, {{a_ref.name, absolute(a.dense)}, {d_ref.name, absolute(d)}});
