@@ -1,6 +1,6 @@
 // The deck's tensors: each tensor's name, shape, chunking, source (a generator or an HDF5 dataset, a selection of it), parameter and batch flags.
 #include "tra/io/deck/deck_sections.hpp"
-#include "tra/io/hdf5/coordinates.hpp"
+#include "tra/io/hdf5/coordinate_lists.hpp"
 #include "tra/io/hdf5/dataset_extents.hpp"
 
 namespace tra::io::deck {

@@ -1,8 +1,8 @@
 #pragma once
-// Sparse tensors from HDF5 coordinate lists (issue 30): three 1-D datasets
-// of one length, the row and the column of each stored entry (integers) and
-// its value (floats or integers), in any order. Every rank reads the lists
-// in pieces, without MPI-IO, and keeps the entries of its own blocks. An
+// A sparse tensor's blocks from its HDF5 coordinate lists (issue 30;
+// io/hdf5/coordinate_lists.hpp), whose entries come in any order. Every
+// rank reads the lists in pieces, without MPI-IO, and keeps the entries of
+// its own blocks. An
 // entry outside the tensor, or two entries at one place, is refused with
 // their places in the lists: duplicates are not summed, since the reader
 // cannot know whether the writer meant a sum or wrote one entry twice.
@@ -12,20 +12,9 @@
 #include "tra/common/dtype.hpp"
 #include "tra/core/key.hpp"
 #include "tra/core/sparse_block.hpp"
+#include "tra/io/hdf5/coordinate_lists.hpp"
 
 namespace tra::io::hdf5 {
-
-struct CoordinateLists {
-  std::string file;
-  std::string rows, cols, values;  // dataset paths
-};
-
-// How many entries the lists hold (their common length): what a planner
-// sizes the relation by, known without reading them. UserError (naming the
-// file and the dataset) for a missing file or dataset, one that is not 1-D,
-// lists of different lengths, coordinates that are not integers, or values
-// that are not numbers.
-Index coordinate_count(const CoordinateLists& src);
 
 // The blocks at `keys` of a tensor of `tensor_shape` (2-D) cut into blocks
 // of `block` (dividing it; key (i, j) holds rows i·block[0] ..., columns
