@@ -18,9 +18,11 @@ A gcn file holds /src and /dst (int64, every undirected edge in both
 directions, no self-loops, sorted by (src, dst), no duplicates), the GCN's
 normalized adjacency Â = D^-1/2 (A + I) D^-1/2 as coordinate lists
 /adj/rows, /adj/cols, /adj/values (self-loops included, sorted by row then
-column: a sparse tensor's source), /X [nodes, features], /labels (int64),
-and the student's initial weights /W1 [features, hidden] and /W2 [hidden,
-classes] (Glorot uniform). A kg file
+column: a sparse tensor's source), the same for the mean aggregation
+D^-1 (A + I) under /mean/, /X [nodes, features], /labels (int64) and
+the same one-hot as /T [nodes, classes], and the student's initial weights
+/W1 [features, hidden] and /W2 [hidden, classes] (Glorot uniform) and
+biases /b1, /b2 (zero). A kg file
 holds /head, /relation, /tail (int64), and initial embeddings /E
 [entities, dim] and /R [relations, dim] (uniform in ±6/sqrt(dim), as TransE's
 paper initialises them).
@@ -87,13 +89,16 @@ def normalized_product(src, dst, nodes, h):
     return out
 
 
-def normalized_adjacency(src, dst, nodes):
-    """Â's entries (rows, cols, values), self-loops included, by row then column."""
+def normalized_adjacency(src, dst, nodes, mean=False):
+    """Â's entries (rows, cols, values), self-loops included, by row then
+    column; with mean, the random-walk normalization D^-1 (A + I) instead
+    (each row averages its neighbours: not symmetric, so a product by it and
+    by its transpose differ)."""
     degree = np.bincount(src, minlength=nodes).astype(np.float64) + 1.0
     scale = 1.0 / np.sqrt(degree)
     loops = np.arange(nodes, dtype=np.int64)
     rows, cols = np.concatenate([src, loops]), np.concatenate([dst, loops])
-    values = scale[rows] * scale[cols]
+    values = 1.0 / degree[rows] if mean else scale[rows] * scale[cols]
     order = np.lexsort((cols, rows))
     return rows[order], cols[order], values[order]
 
@@ -116,10 +121,13 @@ def make_gcn(size, out, seed, hidden):
     with h5py.File(out, "w") as f:
         f["src"], f["dst"] = src, dst
         f["adj/rows"], f["adj/cols"], f["adj/values"] = normalized_adjacency(src, dst, nodes)
+        f["mean/rows"], f["mean/cols"], f["mean/values"] = normalized_adjacency(src, dst, nodes, mean=True)
         f["X"] = x
         f["labels"] = labels
+        f["T"] = np.eye(classes)[labels]  # one-hot: a deck's cross-entropy target
         f["W1"] = glorot(features, hidden)
         f["W2"] = glorot(hidden, classes)
+        f["b1"], f["b2"] = np.zeros(hidden), np.zeros(classes)  # biases start at zero, as Kipf's
     return nodes, src.size, np.bincount(labels, minlength=classes)
 
 

@@ -422,7 +422,7 @@ def sparse_gcn_layer(out, inputs):
     src = os.path.join(inputs, "data", "graph_small.h5")
     x, w = read(src, "/X"), read(src, "/W1")
     with h5py.File(src, "r") as f:
-        rows, cols, vals = f["adj/rows"][...], f["adj/cols"][...], f["adj/values"][...].astype(DTYPE).astype(np.float64)
+        rows, cols, vals = f["mean/rows"][...], f["mean/cols"][...], f["mean/values"][...].astype(DTYPE).astype(np.float64)
     x, w = x.astype(DTYPE).astype(np.float64), w.astype(DTYPE).astype(np.float64)
     n = x.shape[0]
 
@@ -451,6 +451,40 @@ def sparse_gcn_layer(out, inputs):
     ]
 
 
+@trained
+def gcn(out, inputs, dtype):
+    """20 steps of torch.optim.Adam on the two-layer GCN, full graph, with Â
+    as a torch sparse COO tensor built from the same coordinate lists and
+    multiplied by torch.sparse.mm (its backward: Âᵀ·G), the same data and
+    initial weights: the loss of every iteration (from the run's log), the
+    trained parameters and W1's last gradient."""
+    import torch
+    src = os.path.join(inputs, "data", "graph_small.h5")
+    with h5py.File(src, "r") as f:
+        rows, cols, vals = f["adj/rows"][...], f["adj/cols"][...], f["adj/values"][...]
+    x, t = (torch.tensor(read(src, n), dtype=dtype) for n in ("/X", "/T"))
+    n = x.shape[0]
+    a = torch.sparse_coo_tensor(torch.tensor(np.stack([rows, cols])), torch.tensor(vals, dtype=dtype), (n, n)).coalesce()
+    params = {k: torch.tensor(read(src, "/" + k), dtype=dtype, requires_grad=True) for k in ("W1", "b1", "W2", "b2")}
+    opt = torch.optim.Adam(list(params.values()), lr=0.1)
+    losses = []
+    for _ in range(20):
+        opt.zero_grad()
+        h = torch.relu(torch.sparse.mm(a, x @ params["W1"]) + params["b1"])
+        s = torch.sparse.mm(a, h @ params["W2"]) + params["b2"]
+        loss = (-t * torch.log_softmax(s, dim=1)).sum() / n
+        loss.backward()
+        losses.append(loss.item())
+        grad = params["W1"].grad.detach().clone().double().numpy()
+        opt.step()
+    h5 = os.path.join(out, "gcn.h5")
+    checks = [(os.path.join(out, "gcn.csv"), "loss", np.array(losses), "curve")]
+    for k, p in params.items():
+        checks.append((h5, "/" + k, p.detach().double().numpy(), "tensor"))
+    checks.append((h5, "/W1.grad", grad, "tensor"))
+    return checks
+
+
 REFERENCES = {
     "reductions.yaml": reductions,
     "quickstart.yaml": quickstart,
@@ -476,4 +510,5 @@ REFERENCES = {
     "xml_ffnn.yaml": xml_ffnn,
     "nnmf.yaml": nnmf,
     "sparse_gcn_layer.yaml": sparse_gcn_layer,
+    "gcn.yaml": gcn,
 }
