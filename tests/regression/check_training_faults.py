@@ -223,10 +223,14 @@ def cases(args):
         c.expect(2, r"tensor 'y': dataset 'y' of 'b/data\.h5' holds other values here than on rank 0; every rank must read the same file .*\(on rank 1\)$")
         c.expect_untouched()
 
-    def truncated_mid_run(c, message, extra=""):
+    def truncated_mid_run(c, message, extra="", whole=False):
         """After iteration 10 of 4000, data.h5 is replaced by its first half:
-        the run stops with exit 2 and `message`, the old output kept."""
-        prepared(c, deck(iterations=4000, every=4000, extra=extra))
+        the run stops with exit 2 and `message`, the old output kept. With
+        whole, X and y have no batch: every iteration reads all of them."""
+        text = deck(iterations=4000, every=4000, extra=extra)
+        if whole:
+            text = text.replace(f", batch: {{dim: 0, size: {BATCH}}}", "")
+        prepared(c, text)
         data = os.path.join(c.folder, "data.h5")
 
         def truncate():
@@ -244,7 +248,16 @@ def cases(args):
     @case
     def batch_file_truncated_mid_run(c):
         # Its batches fit: the run keeps them and finds the change at the next epoch.
-        truncated_mid_run(c, r"d\.yaml:\d+:\d+: tensor '[Xy]': HDF5 file 'data\.h5' changed since the run began: the run kept its batches")
+        truncated_mid_run(c, r"d\.yaml:\d+:\d+: tensor '[Xy]': HDF5 file 'data\.h5' changed since the run began: the run kept its data")
+
+    @case
+    def whole_data_file_truncated_mid_run(c):
+        # Data read whole (full-graph training's shape) is kept after the
+        # first iteration too, and its file checked at every iteration.
+        truncated_mid_run(c, r"d\.yaml:\d+:\d+: tensor '[Xy]': HDF5 file 'data\.h5' changed since the run began: the run kept its data",
+                          whole=True)
+        if "data inputs: kept after their first read" not in c.err:
+            c.problems.append("the data was not kept: the case does not test the kept data's check")
 
     @case
     def batch_file_truncated_mid_run_read_each_iteration(c):
@@ -252,7 +265,7 @@ def cases(args):
         # iteration reads its batch, and the read of the changed file stops it.
         truncated_mid_run(c, r"d\.yaml:\d+:\d+: tensor '[Xy]': cannot open HDF5 file 'data\.h5' \(changed since the run began\?\)",
                           extra="run: {memory_per_rank: 300}\n")
-        if "batches: read every iteration" not in c.err:
+        if "data inputs: read every iteration" not in c.err:
             c.problems.append("the batches were kept: the case does not test a read of the changed file")
 
     # --- Where the run writes, checked as it goes.

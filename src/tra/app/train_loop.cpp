@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "tra/app/batch_file_stamps.hpp"
+#include "tra/app/input_file_stamps.hpp"
 #include "tra/autodiff/updates.hpp"
 #include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
@@ -13,8 +13,8 @@
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
-#include "tra/exec/batch_cache.hpp"
 #include "tra/exec/host_tensor.hpp"
+#include "tra/exec/input_cache.hpp"
 #include "tra/io/text_file.hpp"
 #include "tra/kernels/finite.hpp"
 #include "tra/model/batch_order.hpp"
@@ -55,38 +55,44 @@ std::pair<std::string, Index> first_nonfinite(const exec::Executor& ex, const st
   return {"", 0};
 }
 
-// This rank's bytes of every batch of every batch Scan in the plan: what
-// keeping the batches after their first read costs it.
-double batch_bytes(const physical::IaPlan& ia, Index batches, int rank) {
+// This rank's bytes of what the plan's data Scans (the executor's cache
+// takes: exec/executor.cpp) read in `runs` iterations, each counted once: every
+// batch of a batch tensor when a batch is read more than once, the whole of
+// a tensor read whole when the run has more than one iteration. What
+// keeping the data after its first read costs the rank.
+double data_bytes(const physical::IaPlan& ia, Index batches, Index runs, int rank) {
   double bytes = 0;
   for (const physical::IaNode& n : ia.nodes) {
-    if (n.kind() != physical::IaNode::Kind::Scan || !n.scan().source->batch) continue;
+    if (n.kind() != physical::IaNode::Kind::Scan) continue;
+    const model::TensorDecl& t = *n.scan().source;
+    if (t.param || std::holds_alternative<model::Generator>(t.source)) continue;
+    const Index reads = t.batch ? batches : 1;  // distinct parts read over the run
+    if (runs <= reads) continue;  // none read twice
     Index keys = 0;
     for (const auto& [k, site] : n.dist.at) keys += n.dist.everywhere || site == rank;
-    bytes += static_cast<double>(keys) * static_cast<double>(volume(n.type.chunk_shape)) * static_cast<double>(element_bytes(n.type.dtype)) *
-             static_cast<double>(batches);
+    bytes += static_cast<double>(keys) * n.type.bytes_per_tuple() * static_cast<double>(reads);
   }
   return bytes;
 }
 
-// Whether the run keeps its batches after their first read (exec/batch_cache.hpp):
-// when it reads a batch more than once and every rank's share of all of them
-// fits in what the plan leaves free under the memory bound and, on a GPU, in
-// half of its share of the device's free memory. Agreed: every rank reads
-// collectively, so all read or all reuse.
-bool keep_batches(const physical::IaPlan& ia, Index batches, Index runs, std::int64_t spare_bytes, const comm::Communicator& c) {
-  const double need = c.max(batch_bytes(ia, batches, c.rank()));
-  if (need == 0 || runs <= batches) return false;
+// Whether the run keeps its data after its first read (exec/input_cache.hpp):
+// when it reads some of it more than once and every rank's share of all of
+// it fits in what the plan leaves free under the memory bound and, on a GPU,
+// in half of its share of the device's free memory. Agreed: every rank
+// reads collectively, so all read or all reuse.
+bool keep_inputs(const physical::IaPlan& ia, Index batches, Index runs, std::int64_t spare_bytes, const comm::Communicator& c) {
+  const double need = c.max(data_bytes(ia, batches, runs, c.rank()));
+  if (need == 0) return false;
   double room = static_cast<double>(spare_bytes);
   if (const std::int64_t device = device_free_bytes(); device >= 0) room = std::min(room, static_cast<double>(device) / 2 / c.ranks_on_node());
   room = -c.max(-room);
   const std::string size = physical::bytes_text(static_cast<std::int64_t>(need)) + " per rank";
   if (need > room) {
-    Log::progress("batches: read every iteration (keeping them would take " + size + ", more than the " +
+    Log::progress("data inputs: read every iteration (keeping them would take " + size + ", more than the " +
                   physical::bytes_text(static_cast<std::int64_t>(std::max(0.0, room))) + " left beside the plan)");
     return false;
   }
-  Log::progress("batches: kept after their first read (" + size + ")");
+  Log::progress("data inputs: kept after their first read (" + size + ")");
   return true;
 }
 
@@ -129,9 +135,9 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
   const CheckpointRecord record = checkpoint_record(planned, train, batches, c.size());
-  exec::BatchCache batch_cache;
-  const bool reuse_batches = keep_batches(ia, batches, train.iterations - resume.done, spare_bytes, c);
-  const BatchFileStamps batch_files(planned.workflow);  // checked at each epoch when the batches are kept
+  exec::InputCache input_cache;
+  const bool reuse_inputs = keep_inputs(ia, batches, train.iterations - resume.done, spare_bytes, c);
+  const InputFileStamps input_files(planned.workflow);  // checked at each epoch when the data is kept
   // The next run's loop-carried inputs: whole tensors (a checkpoint's, or
   // where the update's chunks differ from the read's), else each Scan's tuples.
   std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = std::move(resume.carried);
@@ -168,7 +174,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   // held by its Scan alone and updated in its own buffer.
   TRA_ASSERT(resume.done < train.iterations, "a training run of no iterations (the deck reader bounds them)");
   auto ex = std::make_unique<exec::Executor>(ia, c, keep, analyze);
-  if (reuse_batches) ex->set_batch_cache(&batch_cache);
+  if (reuse_inputs) ex->set_input_cache(&input_cache);
   c.barrier();
   Stopwatch all, since_log;
   for (Index it = resume.done; it < train.iterations; ++it) {
@@ -187,7 +193,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
       origin[static_cast<size_t>(t.batch->dim)] = batch * t.batch->size;
       ex->set_origin(t.name, origin);
     }
-    if (reuse_batches && it > resume.done && it % batches == 0) batch_files.check(c);
+    if (reuse_inputs && it > resume.done && it % batches == 0) input_files.check(c);
     ex->run();
     const std::vector<Tuple> loss_tuples = gathered(*ex, ia.node(loss_node), loss_node, c);
     const double loss = loss_tuples.at(0).chunk.to_host().at(0);

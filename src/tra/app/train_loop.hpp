@@ -24,8 +24,9 @@
 // iteration's checkpoint; the earlier checkpoint stays, and the log up to
 // the iteration is written.
 //
-// A run that sees each batch more than once keeps them after their first
-// read where they fit (exec/batch_cache.hpp).
+// A run that reads its data more than once (a batch in several epochs, a
+// tensor read whole in several iterations) keeps it after its first read
+// where it fits (exec/input_cache.hpp).
 //
 // Not yet as the issue wants it: each run allocates its results afresh (on a host
 // freed memory stays in the process, common/allocation.hpp; on a device the

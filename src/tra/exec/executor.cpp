@@ -72,17 +72,20 @@ std::vector<Tuple> Executor::scan(int node, bool& held) const {
     for (const Key& k : mine) out.push_back({k, slice(*given->second, n.type.chunk_shape, k, n.type.dtype)});
     return out;
   }
+  // Data, as opposed to a parameter (whose later values come from the
+  // loop, and whose first read must not be shared: it is updated in place).
+  const bool data = !t.param && input_cache_ && !std::holds_alternative<model::Generator>(t.source);
+  const auto origin = origins_.find(t.name);
+  const Shape at = origin != origins_.end() ? origin->second : Shape{};
+  if (data)
+    if (const std::vector<Tuple>* kept = input_cache_->find(node, at)) {
+      held = true;
+      return *kept;
+    }
   if (auto h = std::get_if<model::Hdf5Source>(&t.source)) {
-    const auto origin = origins_.find(t.name);
-    const bool batch = origin != origins_.end();
-    if (batch && batch_cache_)
-      if (const std::vector<Tuple>* kept = batch_cache_->find(node, origin->second)) {
-        held = true;
-        return *kept;
-      }
     try {
-      std::vector<Tuple> read = io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine, batch ? origin->second : Shape{}, n.type.dtype);
-      if (batch && batch_cache_) batch_cache_->keep(node, origin->second, read);
+      std::vector<Tuple> read = io::hdf5::read_chunks(comm_, *h, n.type.chunk_shape, mine, at, n.type.dtype);
+      if (data) input_cache_->keep(node, at, read);
       return read;
     } catch (const UserError& e) {
       throw UserError(t.loc, "tensor '" + t.name + "': " + e.what());  // where the deck names the source
@@ -94,6 +97,7 @@ std::vector<Tuple> Executor::scan(int node, bool& held) const {
           io::hdf5::read_sparse_blocks({s->file, s->rows, s->cols, s->values}, t.shape, n.type.chunk_shape, mine, n.type.dtype);
       std::vector<Tuple> out;
       for (size_t i = 0; i < mine.size(); ++i) out.push_back({mine[i], Chunk::of_block(std::make_shared<const SparseBlock>(blocks[i]))});
+      if (data) input_cache_->keep(node, at, out);
       return out;
     } catch (const UserError& e) {
       throw UserError(t.loc, "tensor '" + t.name + "': " + e.what());  // where the deck names the source

@@ -34,8 +34,8 @@
 
 #include "tra/comm/communicator.hpp"
 #include "tra/comm/exchange.hpp"
-#include "tra/exec/batch_cache.hpp"
 #include "tra/exec/host_tensor.hpp"
+#include "tra/exec/input_cache.hpp"
 #include "tra/physical/ia_plan.hpp"
 
 namespace tra::exec {
@@ -77,9 +77,10 @@ class Executor {
   // The Scans of `tensor` read the part of its HDF5 dataset that starts at
   // `origin` (a training loop's batch).
   void set_origin(const std::string& tensor, Shape origin) { origins_[tensor] = std::move(origin); }
-  // Those Scans return what `cache` kept of their batch, and keep what they
-  // read there (a training run's batches that fit: exec/batch_cache.hpp).
-  void set_batch_cache(BatchCache* cache) { batch_cache_ = cache; }
+  // The Scans of data (an HDF5 dataset or coordinate lists, not a
+  // parameter) return what `cache` kept of them (at their origin), and keep
+  // what they read there (a training run's data that fits: exec/input_cache.hpp).
+  void set_input_cache(InputCache* cache) { input_cache_ = cache; }
 
   // One run of the plan. The inputs given by set_input and set_scan_tuples
   // are used by this run only; origins and the batch cache stay set.
@@ -111,7 +112,7 @@ class Executor {
   RunTotals totals_;
   std::map<std::string, std::shared_ptr<const HostTensor>> inputs_;
   std::map<std::string, Shape> origins_;
-  BatchCache* batch_cache_ = nullptr;
+  InputCache* input_cache_ = nullptr;
   std::map<int, std::vector<Tuple>> scan_tuples_;
   std::vector<int> streamed_into_;  // per LocalJoin, the LocalAgg computed with it (exec/join_aggregate.hpp), or -1
   std::vector<int> last_use_;  // per node, its last consumer (-1: none), after which its tuples are freed

@@ -1,4 +1,4 @@
-#include "tra/app/batch_file_stamps.hpp"
+#include "tra/app/input_file_stamps.hpp"
 
 #include <variant>
 
@@ -16,24 +16,24 @@ bool same(const struct stat& a, const struct stat& b) {
 
 }  // namespace
 
-BatchFileStamps::BatchFileStamps(const model::Workflow& wf) {
+InputFileStamps::InputFileStamps(const model::Workflow& wf) {
   for (const model::TensorDecl& t : wf.tensors) {
+    if (t.param || std::holds_alternative<model::Generator>(t.source)) continue;
     const auto* h = std::get_if<model::Hdf5Source>(&t.source);
-    if (!t.batch || !h) continue;
-    Stamp s{&t, h->file, false, {}};
-    s.found = ::stat(h->file.c_str(), &s.st) == 0;
+    Stamp s{&t, h ? h->file : std::get<model::SparseSource>(t.source).file, false, {}};
+    s.found = ::stat(s.file.c_str(), &s.st) == 0;
     stamps_.push_back(s);
   }
 }
 
-void BatchFileStamps::check(const comm::Communicator& c) const {
+void InputFileStamps::check(const comm::Communicator& c) const {
   comm::agree(c, [&] {
     for (const Stamp& s : stamps_) {
       struct stat now {};
       const bool found = ::stat(s.file.c_str(), &now) == 0;
       if (found != s.found || (found && !same(now, s.st)))
         throw UserError(s.tensor->loc, "tensor '" + s.tensor->name + "': HDF5 file '" + s.file +
-                                           "' changed since the run began: the run kept its batches from their first read, and stops rather "
+                                           "' changed since the run began: the run kept its data from its first read, and stops rather "
                                            "than go on with data the file no longer holds");
     }
   });

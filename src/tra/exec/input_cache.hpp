@@ -1,10 +1,12 @@
 #pragma once
-// Batches read once. A training run whose batches all fit beside its plan
-// keeps the tuples each batch Scan reads, by Scan node and batch origin, and
-// the Scans of a later epoch return them instead of reading the HDF5 file
-// again. On a GPU the tuples stay in device memory, so a batch seen before
-// costs neither a read nor a copy to the device (measured on an H200: the
-// XML-like step read 134 MB per iteration, 70 ms of its 75 ms).
+// Data read once. A training run whose data inputs all fit beside its plan
+// keeps the tuples each data Scan reads (a batch tensor's, by batch origin;
+// a tensor read whole, such as a graph's sparse adjacency or a full-graph
+// feature matrix, at the empty origin), by Scan node, and the Scans of a
+// later iteration return them instead of reading the HDF5 file again. On a
+// GPU the tuples stay in device memory, so data seen before costs neither a
+// read nor a copy to the device (measured on an H200: the XML-like step read
+// 134 MB per iteration, 70 ms of its 75 ms).
 //
 // The tuples are shared, not copied: an operator overwrites a chunk in
 // place only when it holds the sole reference to it (exec/bound_kernels.cpp),
@@ -17,7 +19,7 @@
 
 namespace tra::exec {
 
-class BatchCache {
+class InputCache {
  public:
   // The tuples Scan `node` read at `origin` before, or null.
   const std::vector<Tuple>* find(int node, const Shape& origin) const {
