@@ -14,6 +14,7 @@
 #include "tra/app/output_paths.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/provenance.hpp"
+#include "tra/app/ranks_needed.hpp"
 #include "tra/app/report.hpp"
 #include "tra/app/result_dataset.hpp"
 #include "tra/app/train_loop.hpp"
@@ -322,10 +323,14 @@ void plan_stage(Run& r) {
   const PlannedDeck& planned = r.planned;
   agree_plan(planned, c);
   if (planned.memory.peak_bytes > r.limit.bytes) {
+    const std::optional<RanksNeeded> more = ranks_needed(r.wf, c.size(), r.optimizer, &c);
+    const std::string where =
+        more ? "; it fits on " + std::to_string(more->ranks) + " ranks or more with this much memory each (an estimated " +
+                   physical::bytes_text(more->peak_bytes) + " on the fullest of " + std::to_string(more->ranks) + "), or raise the limit"
+             : "; it does not fit on " + std::to_string(c.size() * kMaxFactor) + " ranks either (nor on fewer): raise the limit";
     const std::string need = "the plan needs an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank, over " +
                              r.limit.origin + " (" + physical::bytes_text(r.limit.bytes) + ")" +
-                             (planned.candidates.empty() ? std::string() : ", and no other labeling compared fits either") +
-                             "; run on more ranks, or raise the limit";
+                             (planned.candidates.empty() ? std::string() : ", and no other labeling compared fits either") + where;
     if (r.wf.run.memory_per_rank > 0) throw UserError(r.wf.run.memory_per_rank_loc, need);
     throw UserError(SourceLoc{r.opt.deck, 0, 0}, need + " (run: memory_per_rank: in the deck)");
   }
