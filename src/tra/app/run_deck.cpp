@@ -176,16 +176,20 @@ void agree_input_values(const model::Workflow& wf, const comm::Communicator& c) 
   if (c.size() == 1) return;  // nothing to compare
   std::vector<std::pair<const model::TensorDecl*, std::string>> digests;
   comm::agree(c, [&] {
-    for (const auto& t : wf.tensors)
+    for (const auto& t : wf.tensors) {
       if (auto h = std::get_if<model::Hdf5Source>(&t.source)) digests.emplace_back(&t, io::hdf5::dataset_digest(t, *h));
+      if (auto s = std::get_if<model::SparseSource>(&t.source)) digests.emplace_back(&t, io::hdf5::coordinate_digest(t, *s));
+    }
   });
   for (const auto& [t, digest] : digests) {
     const std::string on_0 = c.broadcast(digest);
     comm::agree(c, [&, t = t, digest = digest] {
-      const auto& h = std::get<model::Hdf5Source>(t->source);
+      const auto* h = std::get_if<model::Hdf5Source>(&t->source);
+      const std::string what = h ? "dataset '" + h->dataset + "' of '" + h->file + "' holds"
+                                 : "the coordinate lists of '" + std::get<model::SparseSource>(t->source).file + "' hold";
       if (digest != on_0)
-        throw UserError(t->loc, "tensor '" + t->name + "': dataset '" + h.dataset + "' of '" + h.file +
-                                    "' holds other values here than on rank 0; every rank must read the same file (a stale copy on one node?)");
+        throw UserError(t->loc, "tensor '" + t->name + "': " + what +
+                                    " other values here than on rank 0; every rank must read the same file (a stale copy on one node?)");
     });
   }
 }

@@ -39,17 +39,16 @@ void select_sample(hid_t space, const std::vector<hsize_t>& dims, hsize_t elemen
   }
 }
 
-}  // namespace
-
-std::string dataset_digest(const model::TensorDecl& t, const model::Hdf5Source& src) {
+// The digest of `dataset` of `file`, which tensor `t` reads.
+std::string digest_of(const model::TensorDecl& t, const std::string& file, const std::string& dataset) {
   const auto fail = [&](const std::string& what) -> std::string {
     const std::string why = hdf5_reason();
-    throw UserError(t.loc, "tensor '" + t.name + "': cannot read dataset '" + src.dataset + "' of '" + src.file + "' (" + what + ")" +
+    throw UserError(t.loc, "tensor '" + t.name + "': cannot read dataset '" + dataset + "' of '" + file + "' (" + what + ")" +
                                (why.empty() ? std::string() : ": " + why));
   };
-  File f(H5Fopen(src.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  File f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!f.valid()) fail("opening it");
-  Dataset d(H5Dopen2(f.get(), src.dataset.c_str(), H5P_DEFAULT));
+  Dataset d(H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT));
   if (!d.valid()) fail("opening the dataset");
   Dataspace space(H5Dget_space(d.get()));
   const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
@@ -74,6 +73,16 @@ std::string dataset_digest(const model::TensorDecl& t, const model::Hdf5Source& 
     if (H5Dread(d.get(), hdf5_scalar(), memory.get(), space.get(), H5P_DEFAULT, values.data()) < 0) fail("a sample of its values");
   }
   digest.add(values.data(), values.size() * sizeof(Scalar));
+  return digest.hex();
+}
+
+}  // namespace
+
+std::string dataset_digest(const model::TensorDecl& t, const model::Hdf5Source& src) { return digest_of(t, src.file, src.dataset); }
+
+std::string coordinate_digest(const model::TensorDecl& t, const model::SparseSource& src) {
+  Digest digest;
+  for (const std::string* list : {&src.rows, &src.cols, &src.values}) digest.add(digest_of(t, src.file, *list));
   return digest.hex();
 }
 

@@ -17,5 +17,9 @@ namespace tra::io::hdf5 {
 
 // Throws UserError at the tensor's place when the dataset cannot be read.
 std::string dataset_digest(const model::TensorDecl& t, const model::Hdf5Source& src);
+// A sparse tensor's: its three coordinate lists' digests, each as above
+// (a rank reading another graph, or the same graph's lists in another
+// order, tells them apart).
+std::string coordinate_digest(const model::TensorDecl& t, const model::SparseSource& src);
 
 }  // namespace tra::io::hdf5
