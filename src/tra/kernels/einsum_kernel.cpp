@@ -74,7 +74,7 @@ bool EinSumKernel::sparse_product_fits(const einsum::EinSum& st, int sparse_inpu
     return false;
   };
   double alpha = 0;
-  if (st.inputs.size() != 2 || sparse_input < 0 || sparse_input > 1) return no("a sparse tensor is multiplied by one dense tensor");
+  if (st.inputs.size() != 2 || sparse_input < 0 || sparse_input > 1) return no("a sparse tensor can only be multiplied by one dense tensor");
   if (st.agg != einsum::AggOp::Sum || !st.join.is_scaled_product(&alpha) || alpha != 1)
     return no("a sparse tensor's statement is a plain sum of products (sum_u A[v,u] * H[u,h])");
   const Labels& s = st.inputs[static_cast<size_t>(sparse_input)].labels;

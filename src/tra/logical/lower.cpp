@@ -301,7 +301,9 @@ class Lowerer {
       const auto* s = t ? std::get_if<model::SparseSource>(&t->source) : nullptr;
       if (!s) continue;
       std::string why;
-      if (sparse >= 0) why = "a sparse tensor is multiplied by one dense tensor";
+      if (sparse >= 0)
+        why = "a sparse tensor can only be multiplied by a dense one, not by a sparse one (" +
+              (e.inputs[static_cast<size_t>(sparse)].name == t->name ? "itself" : "'" + e.inputs[static_cast<size_t>(sparse)].name + "'") + ")";
       else kernels::EinSumKernel::sparse_product_fits(e, static_cast<int>(k), &why);
       if (!why.empty()) throw UserError(e.loc, "'" + t->name + "' is sparse: " + why + "; this statement is " + e.str());
       sparse = static_cast<int>(k);

@@ -116,7 +116,7 @@ TEST(EinSumKernelSparse, StatementsASparseInputCannotRunInAreRefused) {
   EXPECT_EQ(why("M[v,u] = A[v,u] + H[v,u]", 0), "a sparse tensor's statement is a plain sum of products (sum_u A[v,u] * H[u,h])");
   EXPECT_EQ(why("M[v] = sum_{u,h} A[v,u] * H[u,h]", 0), "a sparse product has two 2-D inputs, one summed label and a 2-D result");
   EXPECT_EQ(why("M[v,h] = sum_u A[v,h] * H[u,h]", 0), "the summed label is one of the sparse tensor's two and one of the dense tensor's two");
-  EXPECT_EQ(why("M[v] = relu(A[v])", 0), "a sparse tensor is multiplied by one dense tensor");
+  EXPECT_EQ(why("M[v] = relu(A[v])", 0), "a sparse tensor can only be multiplied by one dense tensor");
 }
 
 }  // namespace
