@@ -19,6 +19,7 @@
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/io/hdf5/writer.hpp"
 #include "tra/kernels/combine.hpp"
+#include "tra/kernels/sparse_product.hpp"
 
 namespace tra::app {
 namespace {
@@ -97,6 +98,35 @@ double loop_rate(const comm::Communicator& c) {
     Kokkos::fence();
   });
   return static_cast<double>(f.flops_per_eval()) * static_cast<double>(in.size()) / t;
+}
+
+// A sparse product as a graph's has it: a 131072 x 131072 block with 8
+// entries per row at random columns (SplitMix64, the same on every rank)
+// times a 131072 x 256 dense block (a GCN layer's width; 256 MiB, out of
+// cache, as an ogbn-arxiv-sized graph's 346 MB), its result allocated as in
+// the engine (a 32 MiB block measured 2.5 times faster, and without the
+// allocation 1.5 times), in bytes of the dense operand read per second
+// (sparse_bytes). 0 where KokkosSparse is not built.
+double sparse_rate(const comm::Communicator& c) {
+  if (!kernels::sparse_product_built()) return 0;
+  constexpr Index kNodes = 131072, kPerRow = 8, kColumns = 256;
+  std::vector<SparseEntry> entries;
+  std::uint64_t state = 0x5EED;
+  for (Index row = 0; row < kNodes; ++row)
+    for (Index k = 0; k < kPerRow; ++k) {
+      std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      // Column k of each row in its own eighth: no two entries at one place.
+      entries.push_back({row, static_cast<Index>(k * (kNodes / kPerRow) + (z ^ (z >> 31)) % (kNodes / kPerRow)), 0.5});
+    }
+  const SparseBlock a = SparseBlock::from_entries(kNodes, kNodes, std::move(entries));
+  const Chunk x(Shape{kNodes, kColumns});
+  const double t = best_seconds(c, [&] {
+    const Chunk out = kernels::sparse_product(a, false, x);
+    Kokkos::fence();
+  });
+  return static_cast<double>(a.stored()) * kColumns * sizeof(Scalar) / t;
 }
 
 // Each rank's 16 tuples of 256 x 256 chunks, keys rank * 16 + i.
@@ -227,6 +257,7 @@ physical::Rates measure_rates(const comm::Communicator& c) {
   // sgemm's flop rate; the memory rate (bytes) is the double GEMMs'.
   r.gemm_flops_float32 = settle(slowest(gemm_rates<float>(c).flops), r.gemm_flops_float32);
   r.loop_flops = settle(slowest(loop_rate(c)), r.loop_flops);
+  r.sparse_bytes = settle(slowest(sparse_rate(c)), r.sparse_bytes);
   // With one rank nothing moves; the defaults stand for a network never measured.
   if (c.size() > 1) {
     r.shuffle_bytes = settle(slowest(shuffle_rate(c)), r.shuffle_bytes);

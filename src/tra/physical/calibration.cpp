@@ -27,6 +27,7 @@ constexpr Field kFields[] = {
     {"gemm_flops_float32", &Rates::gemm_flops_float32, "flop/s per site, KokkosBlas::gemm on floats"},
     {"loop_flops", &Rates::loop_flops, "flop/s per site, Kokkos loop kernels"},
     {"memory_bytes", &Rates::memory_bytes, "bytes/s per site a GEMM reads and writes beside its flops"},
+    {"sparse_bytes", &Rates::sparse_bytes, "bytes/s per site a sparse product reads of its dense operand"},
     {"shuffle_bytes", &Rates::shuffle_bytes, "bytes/s a site sends, MPI_Alltoallv"},
     {"bcast_bytes", &Rates::bcast_bytes, "bytes/s a site receives, MPI_Allgatherv"},
     {"generate_floats", &Rates::generate_floats, "floats/s per site, uniform() and the other generators"},

@@ -29,6 +29,18 @@ namespace tra::physical {
 // float32 GEMMs (sgemm) have a rate of their own: twice float64's on the
 // VM's AVX-512 cores (1 thread: 128 GFLOP/s against 65); on the H200 its
 // float32 and float64 peaks are equal (67 TFLOP/s; not measured there yet).
+// A sparse product reads one row of its dense operand per stored entry, at
+// random places, and is bound by that traffic (sparse_bytes): on the VM,
+// KokkosSparse::spmv by an ogbn-arxiv-sized Â (2.5 M entries) times 128
+// columns ran at 5.0e9 B/s per rank on two ranks (0.51 s; 256 columns on one
+// rank: 3.8e9), where the loop rate charged it 4 times its time;
+// tra-calibrate measures 3.9-5.0e9. The CUDA figure is assumed (a fifth of
+// the device's memory rate), not measured.
+#if defined(KOKKOS_ENABLE_CUDA)
+inline constexpr double kBuiltInSparseBytes = 6.4e11;
+#else
+inline constexpr double kBuiltInSparseBytes = 4.5e9;
+#endif
 #if defined(KOKKOS_ENABLE_CUDA)
 inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInGemmFlopsFloat32 = 4.2e13, kBuiltInLoopFlops = 1.5e11, kBuiltInMemoryBytes = 3.2e12;
 inline constexpr double kBuiltInGenerateFloats = 8.0e9, kBuiltInGenerateNormalFloats = 8.0e9, kBuiltInHdf5ReadBytes = 3.2e9;
@@ -47,6 +59,9 @@ struct Rates {
   // into many thin GEMMs, pays it many times (the skewed chain's 64-row
   // blocks on 2 ranks run at 98 GFLOP/s where 128-row ones reach 120).
   double memory_bytes = kBuiltInMemoryBytes;
+  // Per site: bytes per second a sparse product reads of its dense operand
+  // (a row of it per stored entry: stored x columns x element bytes).
+  double sparse_bytes = kBuiltInSparseBytes;
   // The network rates are those of 100 MB-sized collectives (perf/plans), which
   // reach a third of what tra-calibrate's small ones measure on this VM.
   double shuffle_bytes = 1.3e9;  // per site: bytes a site sends per second in MPI_Alltoallv

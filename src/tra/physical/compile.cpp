@@ -75,9 +75,13 @@ class Compiler {
     return add_node(plan_, std::move(n));
   }
 
+  // A sparse relation is never moved: it is read on every site, where
+  // Table 1's broadcast of a join's left input would have put it (each rank
+  // reads every entry of the lists anyway to find its blocks), and the join
+  // strategies may read it in place instead (rules/join_strategies.cpp).
   int scan(const TraNode& n) {
     IaNode x;
-    x.params = ScanParams{n.source, Placement::part(iota(n.type.key_arity()), n.type.frontier), {}};
+    x.params = ScanParams{n.source, n.type.sparse() ? Placement::all() : Placement::part(iota(n.type.key_arity()), n.type.frontier), {}};
     x.out_type = n.type;
     return add(std::move(x));
   }
@@ -127,12 +131,12 @@ class Compiler {
   }
 
   int join(const TraNode& n) {
-    // Table 1 broadcasts the left input; a sparse relation is never moved
-    // (its blocks are read where they are needed), so with a sparse left
-    // input the right one is broadcast.
-    const bool left_sparse = type_of(n, 0).sparse();
-    const int left = left_sparse ? input_of(n, 0) : add(make_bcast(input_of(n, 0)));
-    const int right = left_sparse ? add(make_bcast(input_of(n, 1))) : input_of(n, 1);
+    // Table 1 broadcasts the left input, so that the join runs where the
+    // right one is. With a sparse input, read on every site already (scan()),
+    // nothing is broadcast: the join runs where the dense input is.
+    const bool sparse = type_of(n, 0).sparse() || type_of(n, 1).sparse();
+    const int left = sparse ? input_of(n, 0) : add(make_bcast(input_of(n, 0)));
+    const int right = input_of(n, 1);
     const auto& kernel = n.einsum;
     JoinParams p;
     p.keys_left = n.keys_left;

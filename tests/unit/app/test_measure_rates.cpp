@@ -21,13 +21,13 @@ TEST(MeasureRates, MeasuredRatesAreSaneAndReadBack) {
   tra::Stopwatch sw;
   const tra::physical::Rates r = tra::app::measure_rates(c);
   const double seconds = sw.seconds();
-  for (double v : {r.gemm_flops, r.gemm_flops_float32, r.loop_flops, r.memory_bytes, r.shuffle_bytes, r.bcast_bytes, r.generate_floats,
-                   r.generate_normal_floats, r.hdf5_read_bytes, r.latency}) {
+  for (double v : {r.gemm_flops, r.gemm_flops_float32, r.loop_flops, r.memory_bytes, r.sparse_bytes, r.shuffle_bytes, r.bcast_bytes,
+                   r.generate_floats, r.generate_normal_floats, r.hdf5_read_bytes, r.latency}) {
     EXPECT_TRUE(std::isfinite(v));
     EXPECT_GT(v, 0);
   }
   EXPECT_EQ(r.origin.rfind("tra-calibrate, ", 0), 0u) << r.origin;
-  EXPECT_LT(seconds, 10) << "measure_rates should take a few seconds";
+  EXPECT_LT(seconds, 30) << "measure_rates should take a few seconds (3-4 s on the reference VM, alone)";
   // Its temporary HDF5 file is gone.
   for (const auto& entry : fs::directory_iterator(fs::current_path()))
     EXPECT_EQ(entry.path().filename().string().rfind(".tra-calibrate-", 0), std::string::npos) << entry.path();

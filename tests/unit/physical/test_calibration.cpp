@@ -62,6 +62,7 @@ void expect_same_rates(const Rates& a, const Rates& b) {
   EXPECT_EQ(a.gemm_flops_float32, b.gemm_flops_float32);
   EXPECT_EQ(a.loop_flops, b.loop_flops);
   EXPECT_EQ(a.memory_bytes, b.memory_bytes);
+  EXPECT_EQ(a.sparse_bytes, b.sparse_bytes);
   EXPECT_EQ(a.shuffle_bytes, b.shuffle_bytes);
   EXPECT_EQ(a.bcast_bytes, b.bcast_bytes);
   EXPECT_EQ(a.generate_floats, b.generate_floats);

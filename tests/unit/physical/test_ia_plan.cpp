@@ -105,3 +105,22 @@ TEST(TraIaPlan, AFloat32GemmIsChargedAtTheFloat32Rate) {
   p.nodes[2].type.dtype = tra::DType::Float32;
   EXPECT_DOUBLE_EQ(physical::cost_of(p, r).node_seconds[2], 0.2);
 }
+
+TEST(TraIaPlan, ASparseProductIsChargedForTheDenseRowsItReads) {
+  // M = A·H with A sparse: 2 flops per stored entry and column, each reading
+  // an element of H at the sparse rate, not the loop or GEMM rates.
+  physical::Rates r;
+  r.loop_flops = 1e6;
+  r.gemm_flops = 1e6;
+  r.sparse_bytes = 4e9;
+  IaPlan p = join_then_aggregate(einsum::AggOp::Sum, true);
+  const std::string st = "M[v,h] = sum_u A[v,u] * H[u,h]";
+  auto kernel = std::make_shared<tra::kernels::EinSumKernel>(einsum::parse_einsum(st, {"test", 1, 1}),
+                                                             std::map<einsum::Label, tra::Index>{{"v", 4}, {"u", 4}, {"h", 8}}, 0, 6);
+  ASSERT_TRUE(kernel->sparse());
+  p.nodes[2].join().kernel = {{kernel, st}, false, {}};
+  p.nodes[2].site_flops = 2e9;  // 1e9 entries x columns
+  EXPECT_DOUBLE_EQ(physical::cost_of(p, r).node_seconds[2], 1e9 * 8 / 4e9);
+  p.nodes[2].type.dtype = tra::DType::Float32;
+  EXPECT_DOUBLE_EQ(physical::cost_of(p, r).node_seconds[2], 1e9 * 4 / 4e9) << "float32 reads half the bytes";
+}

@@ -96,8 +96,11 @@ void infer(JoinParams& p, IaNode& n, const Context& c) {
 // The busiest site's kernel work, at the GEMM or the loop rate.
 // (A GEMM call also reads its chunks and writes its result once: at the
 // memory rate, besides its flops; the loop rate is measured on streamed data
-// already.)
+// already.) A sparse product's 2 flops per stored entry and column each
+// read an element of the dense operand: at the sparse rate.
 double seconds(const JoinParams& p, const IaNode& n, const Rates& r, bool) {
+  if (p.kernel.call.kernel && p.kernel.call.kernel->sparse())
+    return n.site_flops / 2 * static_cast<double>(element_bytes(n.type.dtype)) / r.sparse_bytes;
   if (!p.gemm) return n.site_flops / r.loop_flops;
   return n.site_flops / gemm_flops(r, n.type.dtype) +
          static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.memory_bytes;
