@@ -11,8 +11,8 @@ must equal the gradient's element.
 
 Unlike the PyTorch references in references.py, nothing here is written a
 second time: the derivative is taken from the forward computation alone, so
-a wrong rule for the sparse product's transpose (or a gather's scatter-add)
-fails it even where a reference would share the mistake.
+a wrong rule for the sparse product's transpose fails it even where a
+reference would share the mistake.
 
 Central differences err by about h²·|L'''| + eps·|L|/h: with h = 1e-6 and
 losses of order 1, about 1e-10, far below the 1e-6 relative (of the

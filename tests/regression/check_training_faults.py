@@ -230,6 +230,7 @@ def cases(args):
         text = deck(iterations=4000, every=4000, extra=extra)
         if whole:
             text = text.replace(f", batch: {{dim: 0, size: {BATCH}}}", "")
+            assert "batch:" not in text, "the whole-data deck still has batches"
         prepared(c, text)
         data = os.path.join(c.folder, "data.h5")
 

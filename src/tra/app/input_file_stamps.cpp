@@ -18,7 +18,7 @@ bool same(const struct stat& a, const struct stat& b) {
 
 InputFileStamps::InputFileStamps(const model::Workflow& wf) {
   for (const model::TensorDecl& t : wf.tensors) {
-    if (t.param || std::holds_alternative<model::Generator>(t.source)) continue;
+    if (!t.is_data()) continue;
     const auto* h = std::get_if<model::Hdf5Source>(&t.source);
     Stamp s{&t, h ? h->file : std::get<model::SparseSource>(t.source).file, false, {}};
     s.found = ::stat(s.file.c_str(), &s.st) == 0;

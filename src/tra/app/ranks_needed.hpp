@@ -4,12 +4,13 @@
 // deck is planned again for twice the ranks, four times, ... up to
 // kMaxFactor times (the plan is what tra-run would choose there, under the
 // same bound per rank), and the first count whose plan fits is what the
-// error tells the user: "it fits on 8 ranks or more". The estimate shrinks
-// with the ranks only as far as the deck's tensors are split (one held
-// whole on every rank bounds it from below), and planning for many ranks
-// costs more than planning for few (the ogbn-arxiv-sized GCN: 0.4 s at 1
-// rank, 1.5 s at 4), so the search stops at kMaxFactor times the ranks and
-// then says that no count it tried fits.
+// error tells the user: "it fits on 8 ranks". Counts between the doublings
+// are not tried (a plan depends on which counts divide the tensors, so 6
+// might fit where 4 does not), and the estimate shrinks with the ranks only
+// as far as the deck's tensors are split (one held whole on every rank
+// bounds it from below); planning for many ranks costs more than for few
+// (the ogbn-arxiv-sized GCN: 0.4 s at 1 rank, 1.5 s at 4), so the search
+// stops at kMaxFactor times the ranks and then names the counts it tried.
 #include <cstdint>
 #include <optional>
 

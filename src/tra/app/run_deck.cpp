@@ -328,10 +328,11 @@ void plan_stage(Run& r) {
   agree_plan(planned, c);
   if (planned.memory.peak_bytes > r.limit.bytes) {
     const std::optional<RanksNeeded> more = ranks_needed(r.wf, c.size(), r.optimizer, &c);
-    const std::string where =
-        more ? "; it fits on " + std::to_string(more->ranks) + " ranks or more with this much memory each (an estimated " +
-                   physical::bytes_text(more->peak_bytes) + " on the fullest of " + std::to_string(more->ranks) + "), or raise the limit"
-             : "; it does not fit on " + std::to_string(c.size() * kMaxFactor) + " ranks either (nor on fewer): raise the limit";
+    const std::string where = more ? "; it fits on " + std::to_string(more->ranks) + " ranks with this much memory each (an estimated " +
+                                         physical::bytes_text(more->peak_bytes) + " on the fullest of " + std::to_string(more->ranks) +
+                                         "), or raise the limit"
+                                   : "; it fits on none of " + std::to_string(c.size() * 2) + " to " + std::to_string(c.size() * kMaxFactor) +
+                                         " ranks (doubling) either: raise the limit";
     const std::string need = "the plan needs an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank, over " +
                              r.limit.origin + " (" + physical::bytes_text(r.limit.bytes) + ")" +
                              (planned.candidates.empty() ? std::string() : ", and no other labeling compared fits either") + where;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "tra/app/input_file_stamps.hpp"
+#include "tra/app/kept_inputs.hpp"
 #include "tra/autodiff/updates.hpp"
 #include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
@@ -55,34 +56,16 @@ std::pair<std::string, Index> first_nonfinite(const exec::Executor& ex, const st
   return {"", 0};
 }
 
-// This rank's bytes of what the plan's data Scans (the executor's cache
-// takes: exec/executor.cpp) read in `runs` iterations, each counted once: every
-// batch of a batch tensor when a batch is read more than once, the whole of
-// a tensor read whole when the run has more than one iteration. What
-// keeping the data after its first read costs the rank.
-double data_bytes(const physical::IaPlan& ia, Index batches, Index runs, int rank) {
-  double bytes = 0;
-  for (const physical::IaNode& n : ia.nodes) {
-    if (n.kind() != physical::IaNode::Kind::Scan) continue;
-    const model::TensorDecl& t = *n.scan().source;
-    if (t.param || std::holds_alternative<model::Generator>(t.source)) continue;
-    const Index reads = t.batch ? batches : 1;  // distinct parts read over the run
-    if (runs <= reads) continue;  // none read twice
-    Index keys = 0;
-    for (const auto& [k, site] : n.dist.at) keys += n.dist.everywhere || site == rank;
-    bytes += static_cast<double>(keys) * n.type.bytes_per_tuple() * static_cast<double>(reads);
-  }
-  return bytes;
-}
-
-// Whether the run keeps its data after its first read (exec/input_cache.hpp):
-// when it reads some of it more than once and every rank's share of all of
-// it fits in what the plan leaves free under the memory bound and, on a GPU,
+// The Scans whose data the run keeps after their first read
+// (exec/input_cache.hpp), none if it keeps nothing: those reading data more
+// than once (app/kept_inputs.hpp), when every rank's share of all they read
+// fits in what the plan leaves free under the memory bound and, on a GPU,
 // in half of its share of the device's free memory. Agreed: every rank
 // reads collectively, so all read or all reuse.
-bool keep_inputs(const physical::IaPlan& ia, Index batches, Index runs, std::int64_t spare_bytes, const comm::Communicator& c) {
-  const double need = c.max(data_bytes(ia, batches, runs, c.rank()));
-  if (need == 0) return false;
+std::set<int> kept_inputs(const physical::IaPlan& ia, Index batches, Index runs, std::int64_t spare_bytes, const comm::Communicator& c) {
+  std::set<int> scans = reread_data_scans(ia, batches, runs);
+  const double need = c.max(kept_bytes(ia, scans, batches, c.rank()));
+  if (need == 0) return {};
   double room = static_cast<double>(spare_bytes);
   if (const std::int64_t device = device_free_bytes(); device >= 0) room = std::min(room, static_cast<double>(device) / 2 / c.ranks_on_node());
   room = -c.max(-room);
@@ -90,10 +73,10 @@ bool keep_inputs(const physical::IaPlan& ia, Index batches, Index runs, std::int
   if (need > room) {
     Log::progress("data inputs: read every iteration (keeping them would take " + size + ", more than the " +
                   physical::bytes_text(static_cast<std::int64_t>(std::max(0.0, room))) + " left beside the plan)");
-    return false;
+    return {};
   }
   Log::progress("data inputs: kept after their first read (" + size + ")");
-  return true;
+  return scans;
 }
 
 // The log as CSV: one row per iteration run.
@@ -135,8 +118,8 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   Log::progress("between iterations the loop-carried tensors move " + std::to_string(predicted) + " floats (predicted)");
   const Index batches = model::batches_per_epoch(planned.workflow);
   const CheckpointRecord record = checkpoint_record(planned, train, batches, c.size());
-  exec::InputCache input_cache;
-  const bool reuse_inputs = keep_inputs(ia, batches, train.iterations - resume.done, spare_bytes, c);
+  exec::InputCache input_cache(kept_inputs(ia, batches, train.iterations - resume.done, spare_bytes, c));
+  const bool reuse_inputs = input_cache.keeps_any();
   const InputFileStamps input_files(planned.workflow);  // checked at each epoch when the data is kept
   // The next run's loop-carried inputs: whole tensors (a checkpoint's, or
   // where the update's chunks differ from the read's), else each Scan's tuples.

@@ -72,9 +72,9 @@ std::vector<Tuple> Executor::scan(int node, bool& held) const {
     for (const Key& k : mine) out.push_back({k, slice(*given->second, n.type.chunk_shape, k, n.type.dtype)});
     return out;
   }
-  // Data, as opposed to a parameter (whose later values come from the
-  // loop, and whose first read must not be shared: it is updated in place).
-  const bool data = !t.param && input_cache_ && !std::holds_alternative<model::Generator>(t.source);
+  // Data the cache keeps (never a parameter: its later values come from the
+  // loop, and its first read must not be shared, as it is updated in place).
+  const bool data = input_cache_ && input_cache_->keeps(node);
   const auto origin = origins_.find(t.name);
   const Shape at = origin != origins_.end() ? origin->second : Shape{};
   if (data)

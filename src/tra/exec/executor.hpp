@@ -77,13 +77,13 @@ class Executor {
   // The Scans of `tensor` read the part of its HDF5 dataset that starts at
   // `origin` (a training loop's batch).
   void set_origin(const std::string& tensor, Shape origin) { origins_[tensor] = std::move(origin); }
-  // The Scans of data (an HDF5 dataset or coordinate lists, not a
-  // parameter) return what `cache` kept of them (at their origin), and keep
-  // what they read there (a training run's data that fits: exec/input_cache.hpp).
+  // The Scans `cache` keeps return what it kept of them (at their origin),
+  // and keep what they read there (a training run's data that fits:
+  // exec/input_cache.hpp).
   void set_input_cache(InputCache* cache) { input_cache_ = cache; }
 
   // One run of the plan. The inputs given by set_input and set_scan_tuples
-  // are used by this run only; origins and the batch cache stay set.
+  // are used by this run only; origins and the input cache stay set.
   void run(const std::function<void(int node)>& before_node = {});
   const std::vector<Tuple>& result(int node) const;
   const std::vector<NodeRun>& stats() const { return stats_; }

@@ -12,6 +12,7 @@
 // place only when it holds the sole reference to it (exec/bound_kernels.cpp),
 // so a kept batch stays as it was read.
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,11 @@ namespace tra::exec {
 
 class InputCache {
  public:
+  // Keeps what the Scans `nodes` read, and nothing else (the training loop
+  // chooses them: the data it reads more than once, app/kept_inputs.hpp).
+  explicit InputCache(std::set<int> nodes) : nodes_(std::move(nodes)) {}
+  bool keeps(int node) const { return nodes_.count(node) > 0; }
+  bool keeps_any() const { return !nodes_.empty(); }
   // The tuples Scan `node` read at `origin` before, or null.
   const std::vector<Tuple>* find(int node, const Shape& origin) const {
     const auto it = kept_.find({node, origin});
@@ -29,6 +35,7 @@ class InputCache {
   void keep(int node, const Shape& origin, const std::vector<Tuple>& tuples) { kept_[{node, origin}] = tuples; }
 
  private:
+  std::set<int> nodes_;
   std::map<std::pair<int, Shape>, std::vector<Tuple>> kept_;
 };
 

@@ -67,6 +67,9 @@ struct TensorDecl {
   std::optional<BatchSpec> batch;
   // The shape of the data behind the tensor: a batch tensor's whole dataset.
   Shape source_shape() const;
+  // Data: read from a file (a dataset or coordinate lists) and not trained.
+  // A training run may keep it after its first read (exec/input_cache.hpp).
+  bool is_data() const { return !param && !std::holds_alternative<Generator>(source); }
   // The same tensor read the same way (where the deck says so does not count).
   bool same_data(const TensorDecl& o) const {
     return name == o.name && shape == o.shape && chunk == o.chunk && source == o.source && batch == o.batch;

@@ -27,7 +27,8 @@ TEST(MeasureRates, MeasuredRatesAreSaneAndReadBack) {
     EXPECT_GT(v, 0);
   }
   EXPECT_EQ(r.origin.rfind("tra-calibrate, ", 0), 0u) << r.origin;
-  EXPECT_LT(seconds, 30) << "measure_rates should take a few seconds (3-4 s on the reference VM, alone)";
+  // 3-4 s on the reference VM alone; the bound leaves room for a loaded CI machine.
+  EXPECT_LT(seconds, 30) << "measure_rates should take seconds, not minutes";
   // Its temporary HDF5 file is gone.
   for (const auto& entry : fs::directory_iterator(fs::current_path()))
     EXPECT_EQ(entry.path().filename().string().rfind(".tra-calibrate-", 0), std::string::npos) << entry.path();
