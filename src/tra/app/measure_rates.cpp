@@ -13,6 +13,7 @@
 #include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
+#include "tra/common/split_mix64.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/io/generators.hpp"
@@ -111,15 +112,10 @@ double sparse_rate(const comm::Communicator& c) {
   if (!kernels::sparse_product_built()) return 0;
   constexpr Index kNodes = 131072, kPerRow = 8, kColumns = 256;
   std::vector<SparseEntry> entries;
-  std::uint64_t state = 0x5EED;
+  SplitMix64 rng{0x5EED};
   for (Index row = 0; row < kNodes; ++row)
-    for (Index k = 0; k < kPerRow; ++k) {
-      std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-      // Column k of each row in its own eighth: no two entries at one place.
-      entries.push_back({row, static_cast<Index>(k * (kNodes / kPerRow) + (z ^ (z >> 31)) % (kNodes / kPerRow)), 0.5});
-    }
+    for (Index k = 0; k < kPerRow; ++k)  // column k of each row in its own eighth: no two entries at one place
+      entries.push_back({row, static_cast<Index>(k * (kNodes / kPerRow) + rng.next() % (kNodes / kPerRow)), 0.5});
   const SparseBlock a = SparseBlock::from_entries(kNodes, kNodes, std::move(entries));
   const Chunk x(Shape{kNodes, kColumns});
   const double t = best_seconds(c, [&] {

@@ -3,24 +3,9 @@
 #include <numeric>
 #include <utility>
 
+#include "tra/common/split_mix64.hpp"
+
 namespace tra::model {
-
-namespace {
-
-// SplitMix64 (Steele, Lea, Flood 2014): one 64-bit state, fully specified,
-// the same on every platform (std::shuffle and the standard distributions
-// are not).
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-};
-
-}  // namespace
 
 Index batches_per_epoch(const Workflow& wf) {
   for (const auto& t : wf.tensors)

@@ -73,11 +73,30 @@ bool cheaper(const PlannedDeck& a, const PlannedDeck& b) {
 // once dist's RMM is chosen again for it: a move of two joins at once, which
 // the search, one join at a time, does not make) and 0.3% without RMM. Issue
 // 14 (planning a training step) owns the training decks' gaps; issue 27 the
-// search's one-join-at-a-time moves.
+// search's one-join-at-a-time moves. The two sparse decks (issue 30) have
+// eight, 0.1-10%, since a sparse tensor is read on every site: with the
+// sparse side free to sit anywhere the labelings' plans come within a few
+// percent of each other, and a restricted search that takes another path
+// through a labeling's joins (sparse_gcn_layer at 4 ranks: the hidden
+// label split alone, nothing moved but the loss) ends below the full
+// search's pick (Z and Z.grad re-shuffled between the node blocks).
 const std::set<std::string> kKnownGaps = {
-    "ffnn_gradients.yaml 4 --disable BMM",   "ffnn_gradients.yaml 4 --disable R2-4",   "nn_wide.yaml 4 --disable RMM",
-    "nn_wide.yaml 4 --disable mixed",        "speech_ffnn.yaml 8 --disable R2-5",      "speech_ffnn.yaml 8 --disable mixed",
-    "speech_ffnn.yaml 8 --disable scan-all", "speech_ffnn.yaml 8 --disable scan-face",
+    "ffnn_gradients.yaml 4 --disable BMM",
+    "ffnn_gradients.yaml 4 --disable R2-4",
+    "nn_wide.yaml 4 --disable RMM",
+    "nn_wide.yaml 4 --disable mixed",
+    "speech_ffnn.yaml 8 --disable R2-5",
+    "speech_ffnn.yaml 8 --disable mixed",
+    "speech_ffnn.yaml 8 --disable scan-all",
+    "speech_ffnn.yaml 8 --disable scan-face",
+    "gcn.yaml 2 --disable CMM",
+    "gcn.yaml 8 --disable R2-5",
+    "gcn.yaml 8 --disable scan-part",
+    "gcn.yaml 8 --disable CMM",
+    "sparse_gcn_layer.yaml 2 --disable R2-7",
+    "sparse_gcn_layer.yaml 2 --disable CMM",
+    "sparse_gcn_layer.yaml 2 --strategy bmm",
+    "sparse_gcn_layer.yaml 4 --disable R2-4",
 };
 
 TEST(PlanProperty, FullSearchIsNeverBeatenByARestrictedOne) {

@@ -6,6 +6,7 @@
 #include "tra/common/digest.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/scalar_types.hpp"
+#include "tra/common/split_mix64.hpp"
 #include "tra/io/hdf5/handle.hpp"
 
 namespace tra::io::hdf5 {
@@ -22,12 +23,9 @@ constexpr hsize_t kRun = 64;  // ... of this many elements along the last dimens
 void select_sample(hid_t space, const std::vector<hsize_t>& dims, hsize_t elements) {
   const size_t rank = dims.size();
   const hsize_t run = std::min(kRun, dims[rank - 1]);
-  std::uint64_t state = 0x5EED;
+  SplitMix64 rng{0x5EED};
   for (hsize_t i = 0; i < kBlocks; ++i) {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    hsize_t flat = (z ^ (z >> 31)) % elements;
+    hsize_t flat = rng.next() % elements;
     std::vector<hsize_t> start(rank), count(rank, 1);
     for (size_t d = rank; d-- > 0;) {
       start[d] = flat % dims[d];
