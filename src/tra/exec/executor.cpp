@@ -93,8 +93,8 @@ std::vector<Tuple> Executor::scan(int node, bool& held) const {
   }
   if (auto s = std::get_if<model::SparseSource>(&t.source)) {
     try {
-      const std::vector<SparseBlock> blocks =
-          io::hdf5::read_sparse_blocks({s->file, s->rows, s->cols, s->values}, t.shape, n.type.chunk_shape, mine, n.type.dtype);
+      const std::vector<SparseBlock> blocks = io::hdf5::read_sparse_blocks({s->file, s->rows, s->cols, s->values}, t.shape, n.type.chunk_shape, mine,
+                                                                           n.type.dtype, at.empty() ? 0 : at[0]);
       std::vector<Tuple> out;
       for (size_t i = 0; i < mine.size(); ++i) out.push_back({mine[i], Chunk::of_block(std::make_shared<const SparseBlock>(blocks[i]))});
       if (data) input_cache_->keep(node, at, out);

@@ -34,11 +34,15 @@ struct Hdf5Source {
 };
 
 // A sparse 2-D tensor's data: HDF5 coordinate lists, one entry per stored
-// element (io/hdf5/coordinates.hpp), counted when the deck is read.
+// element (io/hdf5/coordinates.hpp), counted when the deck is read. An index
+// list ({file, index: /h}) gives only `cols`: entry i is at (i, h[i]) with
+// value 1, the one-hot relation of an embedding lookup; it may be read in
+// batches of rows.
 struct SparseSource {
   std::string file;  // resolved against the deck's folder
-  std::string rows, cols, values;  // dataset paths
-  Index entries = 0;  // the lists' length: what the planner sizes the relation by
+  std::string rows, cols, values;  // dataset paths (an index list: only cols)
+  Index entries = 0;  // entries in the graph's tensor (one batch's): what the planner sizes the relation by
+  bool index_list() const { return rows.empty(); }
   bool operator==(const SparseSource& o) const { return file == o.file && rows == o.rows && cols == o.cols && values == o.values; }
 };
 

@@ -33,7 +33,7 @@ class TensorsSection : public DeckValues {
         if (t["batch"])
           fail(t["batch"], "tensor '" + d.name + "': batches are read from an HDF5 source ({file: ..., dataset: ...}), not from a generator");
         d.source = parse_generator(src.as<std::string>(), text_loc(src));
-      } else if (src.IsMap() && src["rows"]) {
+      } else if (src.IsMap() && (src["rows"] || src["index"])) {
         d.source = read_sparse_source(src, t, d);
       } else if (src.IsMap()) {
         d.source = read_hdf5_source(src, d);
@@ -43,6 +43,7 @@ class TensorsSection : public DeckValues {
       const YAML::Node shape_node = t["shape"] ? t["shape"] : src;
       if (d.shape.size() > static_cast<size_t>(kMaxRank)) fail(shape_node, "tensors of rank above 8 are not supported");
       if (const YAML::Node b = t["batch"]) d.batch = read_batch(b, d);
+      if (auto* s = std::get_if<model::SparseSource>(&d.source)) check_index_rows(*s, t, d);
       if (t["chunk"]) {
         d.chunk = shape(t["chunk"], "chunk");
         if (d.chunk->size() != d.shape.size())
@@ -70,23 +71,48 @@ class TensorsSection : public DeckValues {
   // entries the coordinate lists give, counted now (the planner sizes the
   // relation by them). Its shape is the deck's; it is data, read whole
   // (no batches) and never trained.
+  // {file: F, index: H}: an index list, the one-hot [rows, cols] tensor with
+  // entry i at (i, H[i]), value 1 (an embedding lookup's relation); data,
+  // which may be read in batches of rows.
   model::SparseSource read_sparse_source(const YAML::Node& src, const YAML::Node& tensor, const TensorDecl& d) const {
-    check_keys(src, {"file", "rows", "cols", "values"}, "a sparse source");
+    const bool index = static_cast<bool>(src["index"]);
+    if (index) check_keys(src, {"file", "index"}, "an index source");
+    else check_keys(src, {"file", "rows", "cols", "values"}, "a sparse source");
     model::SparseSource s;
     s.file = resolve(scalar(src, "file", "a sparse source"));
-    s.rows = scalar(src, "rows", "a sparse source");
-    s.cols = scalar(src, "cols", "a sparse source");
-    s.values = scalar(src, "values", "a sparse source");
+    if (index) {
+      s.cols = scalar(src, "index", "an index source");
+    } else {
+      s.rows = scalar(src, "rows", "a sparse source");
+      s.cols = scalar(src, "cols", "a sparse source");
+      s.values = scalar(src, "values", "a sparse source");
+    }
     if (d.shape.size() != 2)
       fail(tensor["shape"] ? tensor["shape"] : tensor, "tensor '" + d.name + "': a sparse tensor is 2-D; give its shape, as [rows, cols]");
     for (const char* key : {"batch", "param", "constraint"})
-      if (tensor[key]) fail(tensor[key], "tensor '" + d.name + "': a sparse tensor is data read whole: it takes no '" + key + "'");
+      if (tensor[key] && !(index && std::string(key) == "batch"))
+        fail(tensor[key], "tensor '" + d.name + "': a sparse tensor is data read whole: it takes no '" + key + "'");
     try {
       s.entries = hdf5::coordinate_count({s.file, s.rows, s.cols, s.values});
     } catch (const UserError& e) {
       throw UserError(loc(tensor), "tensor '" + d.name + "': " + e.what());
     }
     return s;
+  }
+
+  // An index list holds one entry per row of its tensor (of the whole
+  // tensor, for one read in batches, which go along the rows); the planner
+  // sizes the graph's tensor (one batch) by its rows.
+  void check_index_rows(model::SparseSource& s, const YAML::Node& tensor, const TensorDecl& d) const {
+    if (!s.index_list()) return;
+    if (d.batch && d.batch->dim != 0)
+      fail(tensor["batch"]["dim"],
+           "tensor '" + d.name + "': an index list is read in batches of rows (dim 0), not along dimension " + std::to_string(d.batch->dim));
+    const Index rows = d.source_shape()[0];
+    if (s.entries != rows)
+      fail(tensor["shape"], "tensor '" + d.name + "': the index '" + s.cols + "' of '" + s.file + "' holds " + std::to_string(s.entries) +
+                                " entries, one per row, but the tensor's shape has " + std::to_string(rows) + " rows");
+    s.entries = d.shape[0];
   }
 
   // {file: F, dataset: D, select: {start: [..], count: [..]}}. Without a

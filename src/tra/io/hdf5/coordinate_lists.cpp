@@ -61,6 +61,13 @@ void read_piece(const Dataset& d, hid_t type, hsize_t from, hsize_t n, std::vect
 }  // namespace
 
 OpenCoordinateLists::OpenCoordinateLists(const CoordinateLists& src) : src_(src), file_(open_file(src.file)) {
+  if (src.index_list()) {
+    List index = open_list(file_, src, src.cols, "index");
+    if (!index.integers) throw UserError("dataset '" + src.cols + "' of '" + src.file + "' (the index) holds floats; an index holds integers");
+    length_ = index.length;
+    cols_ = std::move(index.d);
+    return;
+  }
   List rows = open_list(file_, src, src.rows, "rows"), cols = open_list(file_, src, src.cols, "columns"),
        values = open_list(file_, src, src.values, "values");
   for (const auto& [list, path, role] : {std::tuple{&rows, &src.rows, "rows"}, std::tuple{&cols, &src.cols, "columns"}})
@@ -76,6 +83,13 @@ OpenCoordinateLists::OpenCoordinateLists(const CoordinateLists& src) : src_(src)
 
 void OpenCoordinateLists::read(hsize_t from, hsize_t n, std::vector<long long>& rows, std::vector<long long>& cols,
                                std::vector<double>& values) const {
+  if (src_.index_list()) {
+    read_piece(cols_, H5T_NATIVE_LLONG, from, n, cols, src_, src_.cols);
+    rows.resize(n);
+    for (hsize_t i = 0; i < n; ++i) rows[i] = static_cast<long long>(from + i);
+    values.assign(n, 1.0);
+    return;
+  }
   read_piece(rows_, H5T_NATIVE_LLONG, from, n, rows, src_, src_.rows);
   read_piece(cols_, H5T_NATIVE_LLONG, from, n, cols, src_, src_.cols);
   read_piece(values_, H5T_NATIVE_DOUBLE, from, n, values, src_, src_.values);

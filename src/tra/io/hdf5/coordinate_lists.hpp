@@ -17,6 +17,10 @@ namespace tra::io::hdf5 {
 struct CoordinateLists {
   std::string file;
   std::string rows, cols, values;  // dataset paths
+  // An index list ({file, index: /h}): only `cols` is given; entry i is at
+  // (i, cols[i]) with value 1, the one-hot relation of an embedding lookup
+  // E[h[t], d] (a join on keys: sum_e H[t,e] * E[e,d]).
+  bool index_list() const { return rows.empty(); }
 };
 
 // How many entries the lists hold (their common length): what a planner
@@ -31,7 +35,8 @@ class OpenCoordinateLists {
  public:
   explicit OpenCoordinateLists(const CoordinateLists& src);
   hsize_t length() const { return length_; }
-  // Entries [from, from + n): rows and columns as int64, values as double.
+  // Entries [from, from + n): rows and columns as int64, values as double
+  // (an index list's rows are the entries' places, its values 1).
   void read(hsize_t from, hsize_t n, std::vector<long long>& rows, std::vector<long long>& cols, std::vector<double>& values) const;
 
  private:

@@ -15,9 +15,10 @@ constexpr hsize_t kPiece = hsize_t{1} << 20;
 }  // namespace
 
 std::vector<SparseBlock> read_sparse_blocks(const CoordinateLists& src, const Shape& tensor_shape, const Shape& block, const std::vector<Key>& keys,
-                                            DType dtype) {
+                                            DType dtype, Index first_row) {
   TRA_ASSERT(tensor_shape.size() == 2 && block.size() == 2 && tensor_shape[0] % block[0] == 0 && tensor_shape[1] % block[1] == 0,
              "sparse blocks of " << shape_string(block) << " for a tensor of " << shape_string(tensor_shape));
+  TRA_ASSERT(first_row == 0 || src.index_list(), "a batch of coordinate lists");
   const Index block_cols = tensor_shape[1] / block[1];
   std::unordered_map<Index, size_t> slot;  // linearized block key -> index in keys
   for (size_t i = 0; i < keys.size(); ++i) slot[keys[i][0] * block_cols + keys[i][1]] = i;
@@ -27,11 +28,17 @@ std::vector<SparseBlock> read_sparse_blocks(const CoordinateLists& src, const Sh
   const OpenCoordinateLists lists(src);
   std::vector<long long> rows, cols;
   std::vector<double> values;
-  for (hsize_t from = 0; from < lists.length(); from += kPiece) {
-    const hsize_t n = std::min(kPiece, lists.length() - from);
+  // An index list holds one entry per row: a batch reads only its rows'.
+  const hsize_t begin = static_cast<hsize_t>(first_row);
+  const hsize_t end = src.index_list() ? std::min(lists.length(), begin + static_cast<hsize_t>(tensor_shape[0])) : lists.length();
+  for (hsize_t from = begin; from < end; from += kPiece) {
+    const hsize_t n = std::min(kPiece, end - from);
     lists.read(from, n, rows, cols, values);
     for (hsize_t i = 0; i < n; ++i) {
-      const long long r = rows[i], c = cols[i];
+      const long long r = rows[i] - first_row, c = cols[i];
+      if (src.index_list() && (c < 0 || c >= tensor_shape[1]))
+        throw UserError("entry " + std::to_string(from + i) + " of the index '" + src.cols + "' of '" + src.file + "' is " + std::to_string(c) +
+                        ", outside the tensor's " + std::to_string(tensor_shape[1]) + " columns (0 to " + std::to_string(tensor_shape[1] - 1) + ")");
       if (r < 0 || r >= tensor_shape[0] || c < 0 || c >= tensor_shape[1])
         throw UserError("entry " + std::to_string(from + i) + " of the coordinate lists of '" + src.file + "' is at (" + std::to_string(r) + ", " +
                         std::to_string(c) + "), outside the tensor's " + shape_string(tensor_shape));

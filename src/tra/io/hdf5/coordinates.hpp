@@ -21,7 +21,9 @@ namespace tra::io::hdf5 {
 // j·block[1] ...), values rounded once to `dtype`, in the order of `keys`.
 // UserError for an entry outside the tensor (every rank reads every entry,
 // so every rank finds it) or two entries at one place in a block of `keys`.
+// An index list's tensor may be a batch of it: its rows are entries
+// `first_row` ... of the list, and only those are read.
 std::vector<SparseBlock> read_sparse_blocks(const CoordinateLists& src, const Shape& tensor_shape, const Shape& block, const std::vector<Key>& keys,
-                                            DType dtype = DType::Float64);
+                                            DType dtype = DType::Float64, Index first_row = 0);
 
 }  // namespace tra::io::hdf5

@@ -27,8 +27,9 @@ double seconds(const ScanParams& p, const IaNode& n, const Rates& r, bool) {
   const auto& source = p.source;
   // A sparse tensor's reader goes through every entry of the lists on every
   // site (two int64 coordinates and a double each), whatever its blocks.
+  // An index list's reader reads its tensor's rows' entries: one int64 each.
   if (const auto* s = source ? std::get_if<model::SparseSource>(&source->source) : nullptr)
-    return static_cast<double>(s->entries) * (2 * sizeof(std::int64_t) + sizeof(double)) / r.hdf5_read_bytes;
+    return static_cast<double>(s->entries) * (s->index_list() ? sizeof(std::int64_t) : 2 * sizeof(std::int64_t) + sizeof(double)) / r.hdf5_read_bytes;
   if (source && std::holds_alternative<model::Hdf5Source>(source->source))
     return static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.hdf5_read_bytes;
   const auto* g = source ? std::get_if<model::Generator>(&source->source) : nullptr;
@@ -42,7 +43,8 @@ std::string source_text(const model::TensorDecl& t) {
   std::string s = shape_string(t.shape) + (t.chunk ? " chunk " + shape_string(*t.chunk) : "") + " from ";
   if (const auto* g = std::get_if<model::Generator>(&t.source)) return s + g->str();
   if (const auto* sp = std::get_if<model::SparseSource>(&t.source))
-    return s + sp->file + ":" + sp->rows + "," + sp->cols + "," + sp->values + " (" + std::to_string(sp->entries) + " entries, sparse)";
+    return s + sp->file + ":" + (sp->index_list() ? sp->cols + " (index, " : sp->rows + "," + sp->cols + "," + sp->values + " (") +
+           std::to_string(sp->entries) + " entries, sparse)";
   const auto& h = std::get<model::Hdf5Source>(t.source);
   return s + h.file + ":" + h.dataset + (h.start.empty() ? "" : " from " + shape_string(h.start));
 }

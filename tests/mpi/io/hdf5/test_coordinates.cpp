@@ -122,5 +122,39 @@ TEST(Hdf5Coordinates, BadListsAreRefusedWithTheirPlaces) {
   if (c.rank() == 0) std::remove(far.c_str()), std::remove(dup.c_str());
 }
 
+// An index list /c (one entry per row: entry i at (i, c[i]), value 1) read
+// in batches of 4 rows: batch k holds entries 4k ... 4k + 3, rebased to row
+// 0, and nothing else of the list; a column outside the tensor is refused
+// with its place, and so is an index stored as floats.
+TEST(Hdf5Coordinates, AnIndexListIsItsOneHotRowsAndReadsOnlyItsBatch) {
+  comm::Communicator c;
+  const Lists l = some_entries();  // /c: 9 columns in 0 ... 7
+  const std::string file = write_file(c, l, "index");
+  const CoordinateLists index{file, "", "/c", ""};
+  ASSERT_TRUE(index.index_list());
+  EXPECT_EQ(coordinate_count(index), 9);
+  for (Index first : {0, 4}) {
+    const std::vector<SparseBlock> blocks = read_sparse_blocks(index, {4, 8}, {2, 4}, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, DType::Float64, first);
+    std::map<std::pair<Index, Index>, double> got, want;
+    for (Index r = 0; r < 4; ++r) want[{r, l.cols[static_cast<size_t>(first + r)]}] = 1.0;
+    const std::vector<Key> keys = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+    for (size_t b = 0; b < keys.size(); ++b)
+      for (const SparseEntry& e : blocks[b].entries()) got[{keys[b][0] * 2 + e.row, keys[b][1] * 4 + e.col}] = e.value;
+    EXPECT_EQ(got, want) << "the batch from row " << first;
+  }
+  const std::string refused = [&] {
+    try {
+      read_sparse_blocks(index, {4, 6}, {2, 3}, {{0, 0}}, DType::Float64, 4);  // entries 4 ... 7: columns 3, 4, 1, 6
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }();
+  EXPECT_EQ(refused, "entry 7 of the index '/c' of '" + file + "' is 6, outside the tensor's 6 columns (0 to 5)");
+  EXPECT_EQ(refusal({file, "", "/fc", ""}), "dataset '/fc' of '" + file + "' (the index) holds floats; an index holds integers");
+  c.barrier();
+  if (c.rank() == 0) std::remove(file.c_str());
+}
+
 }  // namespace
 }  // namespace tra::io::hdf5
