@@ -7,12 +7,17 @@
        the labels from the features and the edges.
   kg   a knowledge graph of (head, relation, tail) triples whose tails are
        the nearest entity, among a sample, to head + relation under a
-       TransE teacher's embeddings.
+       TransE teacher's embeddings, and negatives: for each batch of
+       triples (rows b·B ... (b+1)·B − 1), K entities drawn uniformly with
+       the seed, the corrupted tails every triple of the batch is scored
+       against (DGL-KE's chunked negative sampling, one chunk per batch).
 
 Sizes: `arxiv` (ogbn-arxiv's: 169,343 nodes, 1,166,243 undirected edges,
 128 features, 40 classes), `products` (ogbn-products': 2,449,029 nodes,
-61,859,140 edges, 100 features, 47 classes), `fb15k` (14,951 entities,
-1,345 relations, 483,142 triples), and `small` ones for the tests.
+61,859,140 edges, 100 features, 47 classes), `fb15k` (FB15k's 14,951
+entities and 1,345 relations, 483,000 triples: its 483,142 training
+triples rounded down to whole batches of 1,000, with 200 negatives per
+batch), and `small` ones for the tests (batches of 200, 16 negatives).
 
 A gcn file holds /src and /dst (int64, every undirected edge in both
 directions, no self-loops, sorted by (src, dst), no duplicates), the GCN's
@@ -23,7 +28,8 @@ D^-1 (A + I) under /mean/, /X [nodes, features], /labels (int64) and
 the same one-hot as /T [nodes, classes], and the student's initial weights
 /W1 [features, hidden] and /W2 [hidden, classes] (Glorot uniform) and
 biases /b1, /b2 (zero). A kg file
-holds /head, /relation, /tail (int64), and initial embeddings /E
+holds /head, /relation, /tail (int64), /negatives (int64, K per batch, batch
+b's at b·K ... (b+1)·K − 1), and initial embeddings /E
 [entities, dim] and /R [relations, dim] (uniform in ±6/sqrt(dim), as TransE's
 paper initialises them).
 
@@ -42,10 +48,10 @@ GCN_SIZES = {
     "arxiv": (169343, 1166243, 128, 40),
     "products": (2449029, 61859140, 100, 47),
 }
-# entities, relations, triples
+# entities, relations, triples, triples per batch, negatives per batch
 KG_SIZES = {
-    "small": (500, 20, 4000),
-    "fb15k": (14951, 1345, 483142),
+    "small": (500, 20, 4000, 200, 16),
+    "fb15k": (14951, 1345, 483000, 1000, 200),
 }
 RMAT = (0.57, 0.19, 0.19)  # a, b, c (d = 1 - a - b - c): Graph500's skew
 
@@ -132,7 +138,7 @@ def make_gcn(size, out, seed, hidden):
 
 
 def make_kg(size, out, seed, dim):
-    entities, relations, triples = KG_SIZES[size]
+    entities, relations, triples, batch, negatives = KG_SIZES[size]
     rng = np.random.default_rng(seed)
     e = rng.standard_normal((entities, dim))
     r = rng.standard_normal((relations, dim))
@@ -143,14 +149,15 @@ def make_kg(size, out, seed, dim):
     # Each tail: the nearest of 32 sampled entities to head + relation.
     candidates = rng.integers(0, entities, (triples, 32))
     tail = np.empty(triples, dtype=np.int64)
-    for lo in range(0, triples, 65536):
-        hi = min(triples, lo + 65536)
+    for lo in range(0, triples, 8192):
+        hi = min(triples, lo + 8192)
         target = e[head[lo:hi]] + r[relation[lo:hi]]
         dist = ((e[candidates[lo:hi]] - target[:, None, :]) ** 2).sum(axis=2)
         tail[lo:hi] = candidates[lo:hi][np.arange(hi - lo), dist.argmin(axis=1)]
     bound = 6.0 / np.sqrt(dim)
     with h5py.File(out, "w") as f:
         f["head"], f["relation"], f["tail"] = head.astype(np.int64), relation.astype(np.int64), tail
+        f["negatives"] = rng.integers(0, entities, triples // batch * negatives)
         f["E"] = rng.uniform(-bound, bound, (entities, dim))
         f["R"] = rng.uniform(-bound, bound, (relations, dim))
     return triples

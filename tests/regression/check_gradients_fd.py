@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""The engine's gradients through sparse tensors against central finite
+"""The engine's gradients through sparse tensors (and index lists: an
+embedding lookup's scatter-add) against central finite
 differences of the engine's own loss (issue 30: every new RJP against finite
 differences). Each case is a deck from inputs/: tra-run computes a
 parameter's gradient once (a training deck runs one iteration: its log holds
@@ -36,6 +37,7 @@ ONE_STEP = ["train/iterations=1"]
 CASES = [
     ("sparse_gcn_layer.yaml", [], "W", "graph_small.h5", "/W1", ("sparse_gcn_layer.h5", "/grad/W"), ("sparse_gcn_layer.h5", "/L")),
     ("gcn.yaml", ONE_STEP, "W1", "graph_small.h5", "/W1", ("gcn.h5", "/W1.grad"), ("gcn.csv", "loss")),
+    ("transe.yaml", ONE_STEP, "E", "kg_small.h5", "/E", ("transe.h5", "/E.grad"), ("transe.csv", "loss")),
 ]
 SAMPLE = 12
 H = 1e-6
@@ -78,8 +80,13 @@ def main():
                 grad = np.asarray(f[grad_at[1]][...])
             with h5py.File(os.path.join(args.inputs, "data", data), "r") as f:
                 w0 = np.asarray(f[dataset][...])
+            # Mostly elements with a gradient; a lookup's rows that no index
+            # names have none, and a few of them check that it is zero.
             rng = np.random.default_rng(7)
-            picks = rng.choice(w0.size, size=min(SAMPLE, w0.size), replace=False)
+            moving, still = np.flatnonzero(grad.reshape(-1) != 0), np.flatnonzero(grad.reshape(-1) == 0)
+            zeros = min(3, still.size)
+            picks = np.concatenate([rng.choice(moving, size=min(SAMPLE - zeros, moving.size), replace=False),
+                                    rng.choice(still, size=zeros, replace=False)])
             worst, wrong = 0.0, 0
             for e in picks:
                 losses = []
