@@ -208,6 +208,10 @@ int ScalarProgram::inputs_used() const {
 
 std::string ScalarProgram::str(const std::string& x, const std::string& y) const {
   std::vector<std::string> st;
+  // Whether each pending text is a product or quotient at its top: as the
+  // right operand of * or / it is parenthesized, since `a / b * c` reads
+  // (a / b) * c (left to right), which a / (b * c) is not.
+  std::vector<bool> product;
   auto fn = [](const char* name, const std::string& a) { return std::string(name) + "(" + a + ")"; };
   for (int i = 0; i < size; ++i) {
     std::string r, l;
@@ -228,15 +232,16 @@ std::string ScalarProgram::str(const std::string& x, const std::string& y) const
         break;
     }
     const bool binary = ops[i] <= Op::Pow;  // the pushes were handled above
+    product.resize(st.size(), false);  // the texts pushed above are no products
+    bool r_product = false;
     if (binary) {
       r = st.back();
-      st.pop_back();
-      l = st.back();
-      st.pop_back();
-    } else {
-      l = st.back();
-      st.pop_back();
+      r_product = product.back();
+      st.pop_back(), product.pop_back();
     }
+    l = st.back();
+    st.pop_back(), product.pop_back();
+    if (r_product && (ops[i] == Op::Mul || ops[i] == Op::Div)) r = "(" + r + ")";
     switch (ops[i]) {
       case Op::Add:
         st.push_back("(" + l + " + " + r + ")");
@@ -301,6 +306,7 @@ std::string ScalarProgram::str(const std::string& x, const std::string& y) const
       default:
         break;
     }
+    product.push_back(ops[i] == Op::Mul || ops[i] == Op::Div);
   }
   return st.empty() ? std::string() : st.back();
 }

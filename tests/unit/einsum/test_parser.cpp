@@ -56,6 +56,17 @@ TEST(TraParser, MatmulWithSumPrefix) {
   EXPECT_EQ(e.str(), "C[i,k] = sum_{j} A[i,j] * B[j,k]");
 }
 
+// A statement prints as it parses back: a product or quotient on the right
+// of * or / keeps its parentheses (a / b * c is (a / b) * c), one on the
+// left needs none.
+TEST(TraParser, PrintsProductsOnTheRightOfAQuotientInParentheses) {
+  EXPECT_EQ(parse_einsum("C[i] = A[i] / (2 * B[i])", kWhere).str(), "C[i] = A[i] / (2 * B[i])");
+  EXPECT_EQ(parse_einsum("C[i] = A[i] * (B[i] / 2)", kWhere).str(), "C[i] = A[i] * (B[i] / 2)");
+  EXPECT_EQ(parse_einsum("C[i] = (A[i] / 2) * B[i]", kWhere).str(), "C[i] = A[i] / 2 * B[i]");
+  const EinSum e = parse_einsum("C[i] = A[i] / (2 * B[i])", kWhere);
+  EXPECT_DOUBLE_EQ(e.join.eval(8, 2), 2);  // 8 / (2 * 2), not 8 / 2 * 2
+}
+
 TEST(TraParser, EinsteinConventionSumsMissingLabels) {
   // No prefix: labels absent from the output are summed.
   const EinSum e = parse_einsum("C[i,k] = A[i,j] * B[j,k]", kWhere);
