@@ -232,7 +232,8 @@ std::string input_shapes(const model::Workflow& wf) {
     if (auto h = std::get_if<model::Hdf5Source>(&t.source))
       out += (out.empty() ? "" : ", ") + t.name + " " + shape_string(t.source_shape()) + (h->start.empty() ? "" : " from " + shape_string(h->start));
     else if (auto s = std::get_if<model::SparseSource>(&t.source))
-      out += (out.empty() ? "" : ", ") + t.name + " " + std::to_string(s->entries) + " entries";
+      out += (out.empty() ? "" : ", ") + t.name + " " +
+             (s->index_list() ? "an index of " + std::to_string(t.source_shape()[0]) : std::to_string(s->entries)) + " entries";
   return out.empty() ? "none" : out;
 }
 

@@ -80,6 +80,12 @@ bool cheaper(const PlannedDeck& a, const PlannedDeck& b) {
 // through a labeling's joins (sparse_gcn_layer at 4 ranks: the hidden
 // label split alone, nothing moved but the loss) ends below the full
 // search's pick (Z and Z.grad re-shuffled between the node blocks).
+// transe.yaml (issue 30), whose four lookups read their index lists on
+// every site, has six, 3-20%: at 8 ranks --disable replicate ends at
+// 0.588 ms moving 43,395 floats, the full search at 0.738 ms moving 62,325
+// (its plan has 107 operators, the restricted one 87); at 2 ranks --disable
+// R2-4 ends at 0.715 ms moving 14,481 floats, 9% below the full search's
+// 0.784 ms moving none. Not yet explained: issue 27 owns them.
 const std::set<std::string> kKnownGaps = {
     "ffnn_gradients.yaml 4 --disable BMM",
     "ffnn_gradients.yaml 4 --disable R2-4",
@@ -97,6 +103,12 @@ const std::set<std::string> kKnownGaps = {
     "sparse_gcn_layer.yaml 2 --disable CMM",
     "sparse_gcn_layer.yaml 2 --strategy bmm",
     "sparse_gcn_layer.yaml 4 --disable R2-4",
+    "transe.yaml 2 --disable R2-4",
+    "transe.yaml 8 --disable CMM",
+    "transe.yaml 8 --disable 2D",
+    "transe.yaml 8 --disable broadcast",
+    "transe.yaml 8 --disable replicate",
+    "transe.yaml 8 --strategy bmm",
 };
 
 TEST(PlanProperty, FullSearchIsNeverBeatenByARestrictedOne) {
