@@ -1,6 +1,7 @@
 #include "tra/einsum/scalar_program.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 #include <vector>
 
@@ -190,6 +191,13 @@ bool ScalarProgram::is_scaled_product(double* scale) const {
 
 bool ScalarProgram::is_identity() const { return size == 1 && ops[0] == Op::In0; }
 
+bool ScalarProgram::same(const ScalarProgram& o) const {
+  if (size != o.size) return false;
+  for (int i = 0; i < size; ++i)
+    if (ops[i] != o.ops[i] || (ops[i] == Op::Const && std::memcmp(&imm[i], &o.imm[i], sizeof(double)) != 0)) return false;
+  return true;
+}
+
 int ScalarProgram::flops_per_eval() const {
   int n = 0;
   for (int i = 0; i < size; ++i)
@@ -240,6 +248,7 @@ std::string ScalarProgram::str(const std::string& x, const std::string& y) const
       st.pop_back(), product.pop_back();
     }
     l = st.back();
+    const bool l_product = product.back();
     st.pop_back(), product.pop_back();
     if (r_product && (ops[i] == Op::Mul || ops[i] == Op::Div)) r = "(" + r + ")";
     switch (ops[i]) {
@@ -306,7 +315,8 @@ std::string ScalarProgram::str(const std::string& x, const std::string& y) const
       default:
         break;
     }
-    product.push_back(ops[i] == Op::Mul || ops[i] == Op::Div);
+    // -a * b parses as (-a) * b: a negated product is still one.
+    product.push_back(ops[i] == Op::Mul || ops[i] == Op::Div || (ops[i] == Op::Neg && l_product));
   }
   return st.empty() ? std::string() : st.back();
 }

@@ -181,6 +181,8 @@ struct ScalarProgram {
   bool is_scaled_product(double* scale) const;
   // True when the program is exactly in0: a copy.
   bool is_identity() const;
+  // The same operations on the same constants (bit for bit), in the same order.
+  bool same(const ScalarProgram& o) const;
   int flops_per_eval() const;  // arithmetic operations, for GFLOP/s
   int inputs_used() const;  // 0, 1 or 2 (highest input slot read + 1)
   std::string str(const std::string& x = "x", const std::string& y = "y") const;  // infix text

@@ -46,8 +46,8 @@ bool ArrayFn::operator==(const ArrayFn& o) const {
     if (const auto* e = std::get_if<EinSumCall>(&a)) {
       if (!(*e == std::get<EinSumCall>(b))) return false;
     } else if (const auto* m = std::get_if<Elements>(&a)) {
-      // Programs are compared by what they print: the same operations on the same constants.
-      if (m->program.str() != std::get<Elements>(b).program.str()) return false;
+      // The same operations on the same constants (their printed text rounds constants to 6 digits).
+      if (!m->program.same(std::get<Elements>(b).program)) return false;
     }
   }
   return true;

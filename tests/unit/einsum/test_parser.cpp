@@ -63,6 +63,8 @@ TEST(TraParser, PrintsProductsOnTheRightOfAQuotientInParentheses) {
   EXPECT_EQ(parse_einsum("C[i] = A[i] / (2 * B[i])", kWhere).str(), "C[i] = A[i] / (2 * B[i])");
   EXPECT_EQ(parse_einsum("C[i] = A[i] * (B[i] / 2)", kWhere).str(), "C[i] = A[i] * (B[i] / 2)");
   EXPECT_EQ(parse_einsum("C[i] = (A[i] / 2) * B[i]", kWhere).str(), "C[i] = A[i] / 2 * B[i]");
+  // -a * b reads (-a) * b: a negated product is one too.
+  EXPECT_EQ(parse_einsum("C[i] = A[i] / -(A[i] * B[i])", kWhere).str(), "C[i] = A[i] / (-A[i] * B[i])");
   const EinSum e = parse_einsum("C[i] = A[i] / (2 * B[i])", kWhere);
   EXPECT_DOUBLE_EQ(e.join.eval(8, 2), 2);  // 8 / (2 * 2), not 8 / 2 * 2
 }

@@ -79,7 +79,7 @@ class TensorsSection : public DeckValues {
     if (index) check_keys(src, {"file", "index"}, "an index source");
     else check_keys(src, {"file", "rows", "cols", "values"}, "a sparse source");
     model::SparseSource s;
-    s.file = resolve(scalar(src, "file", "a sparse source"));
+    s.file = resolve(scalar(src, "file", index ? "an index source" : "a sparse source"));
     if (index) {
       s.cols = scalar(src, "index", "an index source");
     } else {
@@ -87,11 +87,16 @@ class TensorsSection : public DeckValues {
       s.cols = scalar(src, "cols", "a sparse source");
       s.values = scalar(src, "values", "a sparse source");
     }
+    for (const char* key : {"rows", "cols", "values", "index"})
+      if (src[key] && src[key].IsScalar() && src[key].Scalar().empty())
+        fail(src[key], "tensor '" + d.name + "': '" + key + "' names a dataset of '" + s.file + "'; it is empty");
     if (d.shape.size() != 2)
       fail(tensor["shape"] ? tensor["shape"] : tensor, "tensor '" + d.name + "': a sparse tensor is 2-D; give its shape, as [rows, cols]");
     for (const char* key : {"batch", "param", "constraint"})
       if (tensor[key] && !(index && std::string(key) == "batch"))
-        fail(tensor[key], "tensor '" + d.name + "': a sparse tensor is data read whole: it takes no '" + key + "'");
+        fail(tensor[key], "tensor '" + d.name +
+                              (index ? "': an index list is data: it takes no '" : "': a sparse tensor is data read whole: it takes no '") + key +
+                              "'");
     try {
       s.entries = hdf5::coordinate_count({s.file, s.rows, s.cols, s.values});
     } catch (const UserError& e) {

@@ -30,7 +30,11 @@ std::vector<SparseBlock> read_sparse_blocks(const CoordinateLists& src, const Sh
   std::vector<double> values;
   // An index list holds one entry per row: a batch reads only its rows'.
   const hsize_t begin = static_cast<hsize_t>(first_row);
-  const hsize_t end = src.index_list() ? std::min(lists.length(), begin + static_cast<hsize_t>(tensor_shape[0])) : lists.length();
+  const hsize_t end = src.index_list() ? begin + static_cast<hsize_t>(tensor_shape[0]) : lists.length();
+  if (end > lists.length())  // the deck's check saw it long enough: the file changed since
+    throw UserError("the index '" + src.cols + "' of '" + src.file + "' holds " + std::to_string(lists.length()) +
+                    " entries, but the tensor reads entries " + std::to_string(begin) + " to " + std::to_string(end - 1) +
+                    " (was the file changed since the deck was read?)");
   for (hsize_t from = begin; from < end; from += kPiece) {
     const hsize_t n = std::min(kPiece, end - from);
     lists.read(from, n, rows, cols, values);

@@ -125,7 +125,8 @@ TEST(Hdf5Coordinates, BadListsAreRefusedWithTheirPlaces) {
 // An index list /c (one entry per row: entry i at (i, c[i]), value 1) read
 // in batches of 4 rows: batch k holds entries 4k ... 4k + 3, rebased to row
 // 0, and nothing else of the list; a column outside the tensor is refused
-// with its place, and so is an index stored as floats.
+// with its place, and so are a batch past the list's end and an index
+// stored as floats.
 TEST(Hdf5Coordinates, AnIndexListIsItsOneHotRowsAndReadsOnlyItsBatch) {
   comm::Communicator c;
   const Lists l = some_entries();  // /c: 9 columns in 0 ... 7
@@ -151,6 +152,17 @@ TEST(Hdf5Coordinates, AnIndexListIsItsOneHotRowsAndReadsOnlyItsBatch) {
     return std::string();
   }();
   EXPECT_EQ(refused, "entry 7 of the index '/c' of '" + file + "' is 6, outside the tensor's 6 columns (0 to 5)");
+  // A batch past the list's end (a file shortened after the deck was read): refused, not read as empty rows.
+  const std::string short_list = [&] {
+    try {
+      read_sparse_blocks(index, {4, 8}, {2, 4}, {{0, 0}}, DType::Float64, 8);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }();
+  EXPECT_EQ(short_list,
+            "the index '/c' of '" + file + "' holds 9 entries, but the tensor reads entries 8 to 11 (was the file changed since the deck was read?)");
   EXPECT_EQ(refusal({file, "", "/fc", ""}), "dataset '/fc' of '" + file + "' (the index) holds floats; an index holds integers");
   c.barrier();
   if (c.rank() == 0) std::remove(file.c_str());
