@@ -77,3 +77,15 @@ TEST(TraScalarProgram, OtherProgramsAreNotScaledProducts) {
   double c = 0;
   EXPECT_FALSE(einsum::parse_einsum("Z[i] = 2 * X[i]", kWhere).join.is_scaled_product(&c));  // one input
 }
+
+// Two programs are the same when their operations and constants are, bit
+// for bit: their printed text rounds constants to 6 digits, and a plan that
+// took 0.1234567 for 0.1234568 would merge two different kernels.
+TEST(TraScalarProgram, SameComparesOperationsAndExactConstants) {
+  const auto program = [](const char* text) { return einsum::parse_einsum(text, kWhere).join; };
+  const auto a = program("C[i] = A[i] * 0.1234567"), b = program("C[i] = A[i] * 0.1234568");
+  EXPECT_EQ(a.str(), b.str());  // the text cannot tell them apart
+  EXPECT_FALSE(a.same(b));
+  EXPECT_TRUE(a.same(program("C[i] = A[i] * 0.1234567")));
+  EXPECT_FALSE(a.same(program("C[i] = A[i] / 0.1234567")));
+}
