@@ -45,6 +45,8 @@ def main():
     ap.add_argument("--inputs", required=True)
     ap.add_argument("--partitioner", default="", help="run every deck under this partitioner instead of the deck's")
     ap.add_argument("--dtype", default="float64", choices=("float64", "float32"), help="the element type every deck runs in")
+    ap.add_argument("--disable", default="", help="run every deck with tra-run --disable=THIS (rules or phases, comma-separated)")
+    ap.add_argument("--decks", nargs="+", help="only these decks of --inputs (file names)")
     args = ap.parse_args()
     narrow = args.dtype == "float32"
     if narrow:
@@ -54,6 +56,11 @@ def main():
         references_transformer.ULP_FN = 4 * references_transformer.EPS
 
     decks = sorted(glob.glob(os.path.join(args.inputs, "*.yaml")))
+    if args.decks:
+        decks = [d for d in decks if os.path.basename(d) in args.decks]
+        if len(decks) != len(args.decks):
+            print(f"--decks: not all of {args.decks} are in {args.inputs}")
+            return 2
     passed = failed = 0
     for deck in decks:
         name = os.path.basename(deck)
@@ -61,6 +68,7 @@ def main():
             # --explain=analyze also exercises the optimizer's EXPLAIN text on every deck.
             cmd = [args.mpiexec, "--oversubscribe", "-n", str(args.ranks), os.path.abspath(args.tra_run), deck, "--output-dir", out,
                    "--explain=analyze"] + (["--partitioner", args.partitioner] if args.partitioner else []) + \
+                ([f"--disable={args.disable}"] if args.disable else []) + \
                 (["--set", "run/dtype=float32"] if narrow else [])
             run = subprocess.run(cmd, capture_output=True, text=True)
             problems = []
@@ -99,10 +107,10 @@ def main():
                                         f"{expected[i]!r}, tolerance {np.broadcast_to(tol, err.shape)[i]:.3g}")
         if problems:
             failed += 1
-            print(f"FAIL {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''}{', float32' if narrow else ''}): " + "; ".join(problems))
+            print(f"FAIL {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''}{', float32' if narrow else ''}{', --disable=' + args.disable if args.disable else ''}): " + "; ".join(problems))
         else:
             passed += 1
-            print(f"ok   {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''}{', float32' if narrow else ''})")
+            print(f"ok   {name} (np={args.ranks}{', ' + args.partitioner if args.partitioner else ''}{', float32' if narrow else ''}{', --disable=' + args.disable if args.disable else ''})")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not decks else 0
 

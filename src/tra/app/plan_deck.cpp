@@ -46,8 +46,9 @@ void add_carries(PlannedDeck& p, const physical::OptimizerOptions& options) {
 
 // The lowered deck optimized, for the outputs the deck writes.
 
-PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nranks, physical::OptimizerOptions options) {
-  physical::IaPlan table1 = physical::compile(low.plan, nranks);
+PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nranks, physical::OptimizerOptions options,
+                      physical::SparseBlocks sparse = physical::SparseBlocks::Everywhere) {
+  physical::IaPlan table1 = physical::compile(low.plan, nranks, sparse);
   // Only what is written out is needed; the optimizer drops the rest. A
   // deck that writes nothing computes its graph's results.
   table1.roots.clear();
@@ -231,16 +232,41 @@ std::string no_check_note(const model::Workflow& wf, const physical::OptimizerOp
   return "";
 }
 
+// A labeling's plans: with its sparse relations read on every site and,
+// where some is in more than one block, spread over the sites
+// (physical/compile.hpp): a second candidate, named with kSpreadSuffix.
+// With scan-all disabled, nothing is read on more than one site: only
+// spread, every sparse relation.
+constexpr const char* kSpreadSuffix = "+spread";
+
+physical::SparseBlocks first_sparse_blocks(const physical::OptimizerOptions& options) {
+  return options.disabled.count("scan-all") ? physical::SparseBlocks::ReadOnce : physical::SparseBlocks::Everywhere;
+}
+
+bool spread_variant(const logical::Lowering& low, const physical::OptimizerOptions& options) {
+  return first_sparse_blocks(options) == physical::SparseBlocks::Everywhere && physical::has_spreadable_sparse(low.plan);
+}
+
 PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options, const comm::Communicator* team) {
   if (const std::string note = no_check_note(wf, options); !note.empty()) {
-    PlannedDeck best = optimized(logical::lower(wf, nranks), wf, nranks, options);
+    logical::Lowering low = logical::lower(wf, nranks);
+    const bool spreadable = spread_variant(low, options);
+    PlannedDeck best = optimized(low, wf, nranks, options, first_sparse_blocks(options));
+    if (spreadable) {
+      PlannedDeck spread = optimized(std::move(low), wf, nranks, options, physical::SparseBlocks::Spread);
+      if (preferred(candidate("spread", spread), candidate("everywhere", best), options.memory_per_rank)) {
+        best = std::move(spread);
+        best.lowering.decomposition.partitioner += ", sparse blocks spread over the ranks";
+      }
+    }
     best.workflow = wf;
     if (note != "-") best.check_note = note;
     return best;
   }
   // The labelings: EinDecomp's, then the baselines', each either new or the
-  // same d's as an earlier one.
+  // same d's as an earlier one; then the spread variants of the new ones.
   std::vector<logical::Lowering> lows{logical::lower(wf, nranks)};
+  std::vector<physical::SparseBlocks> sparse{first_sparse_blocks(options)};
   std::vector<LabelingCandidate> candidates(1);
   candidates[0].partitioner = "eindecomp";
   for (Partitioner k : {Partitioner::ModelParallel, Partitioner::DataParallel, Partitioner::Sqrt}) {
@@ -250,6 +276,15 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
     for (std::size_t i = 0; i < lows.size() && c.same_as.empty(); ++i)
       if (lows[i].d == low.d) c.same_as = candidates[i].partitioner;
     lows.push_back(std::move(low));
+    sparse.push_back(first_sparse_blocks(options));
+    candidates.push_back(std::move(c));
+  }
+  for (std::size_t i = 0, labelings = candidates.size(); i < labelings; ++i) {
+    if (!candidates[i].same_as.empty() || !spread_variant(lows[i], options)) continue;
+    LabelingCandidate c;
+    c.partitioner = candidates[i].partitioner + kSpreadSuffix;
+    lows.push_back(lows[i]);
+    sparse.push_back(physical::SparseBlocks::Spread);
     candidates.push_back(std::move(c));
   }
   std::vector<std::size_t> distinct;  // the labelings to optimize
@@ -261,7 +296,7 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
   std::map<std::size_t, PlannedDeck> planned;  // labeling -> its plan, on this rank
   std::vector<double> shared(kSlots * candidates.size(), -std::numeric_limits<double>::infinity());
   auto plan_one = [&](std::size_t i) -> PlannedDeck& {
-    PlannedDeck& p = planned[i] = optimized(lows[i], wf, nranks, options);
+    PlannedDeck& p = planned[i] = optimized(lows[i], wf, nranks, options, sparse[i]);
     p.workflow = wf;
     return p;
   };
@@ -294,9 +329,14 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
   candidates[chosen].chosen = true;
   if (!planned.count(chosen)) plan_one(chosen);  // another rank's: planned here too
   PlannedDeck best = std::move(planned[chosen]);
-  if (chosen != 0)
-    best.lowering.decomposition.partitioner =
-        "eindecomp, with " + candidates[chosen].partitioner + "'s d's (their IA plan is cheaper; see the check below)";
+  if (chosen != 0) {
+    std::string whose = candidates[chosen].partitioner;
+    const bool spread = sparse[chosen] == physical::SparseBlocks::Spread;
+    if (spread) whose.resize(whose.size() - std::string(kSpreadSuffix).size());
+    best.lowering.decomposition.partitioner = "eindecomp, with " + (whose == "eindecomp" ? "its own" : whose + "'s") + " d's" +
+                                              (spread ? " and sparse blocks spread over the ranks" : "") +
+                                              " (their IA plan is cheaper; see the check below)";
+  }
   best.candidates = std::move(candidates);
   return best;
 }

@@ -1,5 +1,6 @@
 #include "tra/physical/compile.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 #include "tra/common/error.hpp"
@@ -20,7 +21,7 @@ std::vector<int> iota(int n) {
 
 class Compiler {
  public:
-  Compiler(const logical::TraPlan& tra, int nsites) : tra_(tra) {
+  Compiler(const logical::TraPlan& tra, int nsites, SparseBlocks sparse) : tra_(tra), sparse_(sparse) {
     plan_.nsites = nsites;
     plan_.tra_to_ia.assign(tra.nodes.size(), -1);
   }
@@ -75,13 +76,17 @@ class Compiler {
     return add_node(plan_, std::move(n));
   }
 
-  // A sparse relation is never moved: it is read on every site, where
-  // Table 1's broadcast of a join's left input would have put it (each rank
-  // reads every entry of the lists anyway to find its blocks), and the join
-  // strategies may read it in place instead (rules/join_strategies.cpp).
+  // A sparse relation is never moved: its blocks are read where the joins
+  // want them (compile.hpp's SparseBlocks).
+  bool spread(const RelType& t) const {
+    if (!t.sparse() || sparse_ == SparseBlocks::Everywhere) return false;
+    return sparse_ == SparseBlocks::ReadOnce || volume(t.frontier) > 1;
+  }
+
   int scan(const TraNode& n) {
     IaNode x;
-    x.params = ScanParams{n.source, n.type.sparse() ? Placement::all() : Placement::part(iota(n.type.key_arity()), n.type.frontier), {}};
+    const bool all = n.type.sparse() && !spread(n.type);
+    x.params = ScanParams{n.source, all ? Placement::all() : Placement::part(iota(n.type.key_arity()), n.type.frontier), {}};
     x.out_type = n.type;
     return add(std::move(x));
   }
@@ -132,11 +137,15 @@ class Compiler {
 
   int join(const TraNode& n) {
     // Table 1 broadcasts the left input, so that the join runs where the
-    // right one is. With a sparse input, read on every site already (scan()),
-    // nothing is broadcast: the join runs where the dense input is.
-    const bool sparse = type_of(n, 0).sparse() || type_of(n, 1).sparse();
-    const int left = sparse ? input_of(n, 0) : add(make_bcast(input_of(n, 0)));
-    const int right = input_of(n, 1);
+    // right one is. With a sparse input read on every site (scan()), nothing
+    // is broadcast: the join runs where the dense input is; with one spread
+    // over the sites, the dense input is broadcast: the join runs where the
+    // sparse blocks are.
+    const bool sparse_left = type_of(n, 0).sparse(), sparse_right = type_of(n, 1).sparse();
+    const bool bcast_left = sparse_right ? spread(type_of(n, 1)) : !sparse_left;
+    const bool bcast_right = sparse_left && spread(type_of(n, 0));
+    const int left = bcast_left ? add(make_bcast(input_of(n, 0))) : input_of(n, 0);
+    const int right = bcast_right ? add(make_bcast(input_of(n, 1))) : input_of(n, 1);
     const auto& kernel = n.einsum;
     JoinParams p;
     p.keys_left = n.keys_left;
@@ -206,12 +215,17 @@ class Compiler {
   }
 
   const logical::TraPlan& tra_;
+  SparseBlocks sparse_;
   int cur_ = 0;
   IaPlan plan_;
 };
 
 }  // namespace
 
-IaPlan compile(const logical::TraPlan& tra, int nsites) { return Compiler(tra, nsites).run(); }
+IaPlan compile(const logical::TraPlan& tra, int nsites, SparseBlocks sparse) { return Compiler(tra, nsites, sparse).run(); }
+
+bool has_spreadable_sparse(const logical::TraPlan& tra) {
+  return std::any_of(tra.nodes.begin(), tra.nodes.end(), [](const TraNode& n) { return n.type.sparse() && volume(n.type.frontier) > 1; });
+}
 
 }  // namespace tra::physical

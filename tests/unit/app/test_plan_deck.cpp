@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "tra/app/plan_deck.hpp"
@@ -216,6 +217,44 @@ TEST(PlanDeck, ATinyStepRunsWholeOnEveryRank) {
   const PlannedDeck fits = plan_deck(wf, 2, tight);
   EXPECT_GT(fits.optimized.cost.floats_moved, 0);
   EXPECT_LE(chosen_candidate(fits).peak_bytes, tight.memory_per_rank);
+}
+
+// A sparse relation cut into blocks by a labeling is planned both ways
+// (physical/compile.hpp's SparseBlocks): read whole on every rank, or its
+// blocks spread over the ranks with the dense operand of each product
+// broadcast. inputs/gcn.yaml on 2 ranks: the spread plans need less memory
+// per rank (each rank holds its blocks of Â, not all of them); under a bound
+// only a spread plan meets, a spread plan is chosen, and each rank reads
+// only its blocks of Â.
+TEST(PlanDeck, ASparseRelationIsSpreadOverTheRanksWhenTheMemoryPerRankSaysSo) {
+  const model::Workflow wf = io::read_deck(std::string(TRA_INPUTS_DIR) + "/gcn.yaml");
+  const PlannedDeck free = plan_deck(wf, 2, {});
+  std::int64_t least_everywhere = std::numeric_limits<std::int64_t>::max(), least_spread = least_everywhere;
+  for (const auto& c : free.candidates) {
+    if (!c.same_as.empty()) continue;
+    const bool spread = c.partitioner.size() > 7 && c.partitioner.compare(c.partitioner.size() - 7, 7, "+spread") == 0;
+    (spread ? least_spread : least_everywhere) = std::min(spread ? least_spread : least_everywhere, c.peak_bytes);
+  }
+  ASSERT_LT(least_spread, least_everywhere);
+  auto reads_of_a = [](const PlannedDeck& p) {
+    std::vector<const physical::IaNode*> scans;
+    for (const auto& n : p.optimized.chosen.nodes)
+      if (n.kind() == physical::IaKind::Scan && n.scan().source->name == "A") scans.push_back(&n);
+    return scans;
+  };
+  physical::OptimizerOptions bound;
+  bound.memory_per_rank = least_spread;
+  const PlannedDeck fits = plan_deck(wf, 2, bound);
+  EXPECT_LE(fits.memory.peak_bytes, bound.memory_per_rank);
+  EXPECT_NE(fits.lowering.decomposition.partitioner.find("sparse blocks spread"), std::string::npos) << fits.lowering.decomposition.partitioner;
+  ASSERT_FALSE(reads_of_a(fits).empty());
+  for (const physical::IaNode* scan : reads_of_a(fits)) {
+    EXPECT_FALSE(scan->dist.everywhere);
+    EXPECT_GT(scan->dist.tuples(), 1);
+    std::vector<Index> per_rank(2, 0);
+    for (const auto& [key, site] : scan->dist.at) ++per_rank.at(static_cast<size_t>(site));
+    EXPECT_LT(*std::max_element(per_rank.begin(), per_rank.end()), scan->dist.tuples());
+  }
 }
 
 }  // namespace
