@@ -48,6 +48,12 @@ struct SparseBlock {
   // order, no two at one place: asserted; the reader refuses duplicates
   // before), values rounded once to `dtype`.
   static SparseBlock from_entries(Index rows, Index cols, std::vector<SparseEntry> entries, DType dtype = DType::Float64);
+  // The same from its CSR by row, given as the reader builds it in place
+  // (row_start: rows + 1 offsets; each row's columns ascending and
+  // distinct: asserted). Taken by value and freed once copied, so that a
+  // large block is held about twice at most while it is made.
+  static SparseBlock from_csr(Index rows, Index cols, std::vector<int> row_start, std::vector<int> columns, std::vector<double> values,
+                              DType dtype = DType::Float64);
   // The entries, ordered by (row, col), values widened to double (exact).
   std::vector<SparseEntry> entries() const;
 };

@@ -81,18 +81,21 @@ OpenCoordinateLists::OpenCoordinateLists(const CoordinateLists& src) : src_(src)
   values_ = std::move(values.d);
 }
 
-void OpenCoordinateLists::read(hsize_t from, hsize_t n, std::vector<long long>& rows, std::vector<long long>& cols,
-                               std::vector<double>& values) const {
-  if (src_.index_list()) {
-    read_piece(cols_, H5T_NATIVE_LLONG, from, n, cols, src_, src_.cols);
-    rows.resize(n);
-    for (hsize_t i = 0; i < n; ++i) rows[i] = static_cast<long long>(from + i);
-    values.assign(n, 1.0);
+void OpenCoordinateLists::read_places(hsize_t from, hsize_t n, std::vector<long long>& rows, std::vector<long long>& cols) const {
+  read_piece(cols_, H5T_NATIVE_LLONG, from, n, cols, src_, src_.cols);
+  if (!src_.index_list()) {
+    read_piece(rows_, H5T_NATIVE_LLONG, from, n, rows, src_, src_.rows);
     return;
   }
-  read_piece(rows_, H5T_NATIVE_LLONG, from, n, rows, src_, src_.rows);
-  read_piece(cols_, H5T_NATIVE_LLONG, from, n, cols, src_, src_.cols);
-  read_piece(values_, H5T_NATIVE_DOUBLE, from, n, values, src_, src_.values);
+  rows.resize(n);
+  for (hsize_t i = 0; i < n; ++i) rows[i] = static_cast<long long>(from + i);
+}
+
+void OpenCoordinateLists::read(hsize_t from, hsize_t n, std::vector<long long>& rows, std::vector<long long>& cols,
+                               std::vector<double>& values) const {
+  read_places(from, n, rows, cols);
+  if (src_.index_list()) values.assign(n, 1.0);
+  else read_piece(values_, H5T_NATIVE_DOUBLE, from, n, values, src_, src_.values);
 }
 
 Index coordinate_count(const CoordinateLists& src) { return static_cast<Index>(OpenCoordinateLists(src).length()); }

@@ -38,6 +38,8 @@ class OpenCoordinateLists {
   // Entries [from, from + n): rows and columns as int64, values as double
   // (an index list's rows are the entries' places, its values 1).
   void read(hsize_t from, hsize_t n, std::vector<long long>& rows, std::vector<long long>& cols, std::vector<double>& values) const;
+  // The same without the values (a reader's counting pass).
+  void read_places(hsize_t from, hsize_t n, std::vector<long long>& rows, std::vector<long long>& cols) const;
 
  private:
   CoordinateLists src_;
