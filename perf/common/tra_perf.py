@@ -213,6 +213,16 @@ def loss_bounds(want, narrow=None, relative=1e-9):
     return bounds
 
 
+def parse_bytes(text):
+    """"3 GiB", "500 KiB", "1.5 GB", "4096" as tra-run reads memory sizes: bytes."""
+    units = {"": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12}
+    number = text.strip().rstrip("BbIiKkMmGgTt ")
+    unit = text.strip()[len(number):].strip().lower()
+    if unit not in units:
+        raise ValueError(f"not a memory size: {text!r}")
+    return int(float(number) * units[unit])
+
+
 def write_json(path, data):
     """`data` as JSON into `path`, written under a temporary name and renamed
     into place (a reader never sees half a file)."""

@@ -17,7 +17,8 @@
 // (25.2 M) but SQRT's is estimated faster: EinDecomp's 4 kernel calls leave
 // its inputs in 2 chunks each, read and sent by 2 of the 4 ranks
 // (docs/eindecomp.md).
-// The check costs one optimization per distinct labeling, so it is skipped
+// The check costs one optimization per distinct labeling (two where a
+// sparse tensor is cut into blocks: read everywhere and spread), so it is skipped
 // for graphs of more than kMaxCheckedStatements EinSum statements, and can be
 // switched off with `--disable baseline-labelings`. Given the ranks'
 // communicator, the ranks share it: each optimizes every size-th labeling,
@@ -41,7 +42,7 @@ inline constexpr std::size_t kMaxCheckedStatements = 64;
 
 // One labeling that was lowered and optimized.
 struct LabelingCandidate {
-  std::string partitioner;  // whose d's: eindecomp, model-parallel, data-parallel, sqrt
+  std::string partitioner;  // whose d's: eindecomp, model-parallel, data-parallel, sqrt; "+spread": sparse blocks spread (physical/compile.hpp)
   std::string same_as;  // not optimized: its d's are those of this earlier candidate
   physical::PlanCost cost;  // of its optimized IA plan (a training step's with its Carry operators)
   Index replicated_reads = 0;  // floats of inputs read on more than one site, beyond the first copy

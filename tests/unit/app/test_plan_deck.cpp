@@ -239,7 +239,7 @@ TEST(PlanDeck, ASparseRelationIsSpreadOverTheRanksWhenTheMemoryPerRankSaysSo) {
   auto reads_of_a = [](const PlannedDeck& p) {
     std::vector<const physical::IaNode*> scans;
     for (const auto& n : p.optimized.chosen.nodes)
-      if (n.kind() == physical::IaKind::Scan && n.scan().source->name == "A") scans.push_back(&n);
+      if (n.kind() == physical::IaKind::Scan && n.scan().source && n.scan().source->name == "A") scans.push_back(&n);
     return scans;
   };
   physical::OptimizerOptions bound;
