@@ -19,6 +19,10 @@ std::vector<int> iota(int n) {
   return v;
 }
 
+// A sparse relation the labeling cut into more than one block: the one
+// whose placement is a choice (compile.hpp's SparseBlocks).
+bool sparse_in_blocks(const RelType& t) { return t.sparse() && volume(t.frontier) > 1; }
+
 class Compiler {
  public:
   Compiler(const logical::TraPlan& tra, int nsites, SparseBlocks sparse) : tra_(tra), sparse_(sparse) {
@@ -80,7 +84,7 @@ class Compiler {
   // want them (compile.hpp's SparseBlocks).
   bool spread(const RelType& t) const {
     if (!t.sparse() || sparse_ == SparseBlocks::Everywhere) return false;
-    return sparse_ == SparseBlocks::ReadOnce || volume(t.frontier) > 1;
+    return sparse_ == SparseBlocks::ReadOnce || sparse_in_blocks(t);
   }
 
   int scan(const TraNode& n) {
@@ -225,7 +229,7 @@ class Compiler {
 IaPlan compile(const logical::TraPlan& tra, int nsites, SparseBlocks sparse) { return Compiler(tra, nsites, sparse).run(); }
 
 bool has_spreadable_sparse(const logical::TraPlan& tra) {
-  return std::any_of(tra.nodes.begin(), tra.nodes.end(), [](const TraNode& n) { return n.type.sparse() && volume(n.type.frontier) > 1; });
+  return std::any_of(tra.nodes.begin(), tra.nodes.end(), [](const TraNode& n) { return sparse_in_blocks(n.type); });
 }
 
 }  // namespace tra::physical
