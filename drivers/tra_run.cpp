@@ -20,6 +20,7 @@
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
 #include "tra/io/hdf5/handle.hpp"
+#include "tra/io/mpi_io_layer.hpp"
 #include "tra/io/temp_file_guard.hpp"
 #include "tra/model/workflow.hpp"
 
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   // A write past ulimit -f fails (and says so) instead of killing the rank;
   // before MPI_Init, whose shared-memory files are the first writes.
   tra::io::ignore_file_size_signal();
+  tra::io::prefer_mpi_io_without_helper_files();
   // Under Slurm both streams go to one file: whole lines, so that a progress
   // line on stderr never lands inside a report line on stdout.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
