@@ -391,7 +391,8 @@ void explain_stage(Run& r) {
     Log::info("== machine rates: " + r.optimizer.rates.origin + "\n" + physical::explain(planned.optimized));
     Log::info("== memory: the chosen plan holds an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank (" +
               std::to_string(planned.memory.peak_site) + ", at p" + std::to_string(planned.memory.peak_node) +
-              "; operators' results, not their scratch); the limit is " + physical::bytes_text(r.limit.bytes) + ", " + r.limit.origin);
+              "; operators' results and shuffles' send buffers, not kernels' scratch); the limit is " + physical::bytes_text(r.limit.bytes) + ", " +
+              r.limit.origin);
     Log::info("== reads: inputs read on more than one rank add " + std::to_string(chosen_candidate(planned).replicated_reads) +
               " floats beyond their first copy");
     if (r.training)

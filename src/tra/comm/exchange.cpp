@@ -220,14 +220,14 @@ std::vector<Tuple> broadcast_as(const Communicator& c, const std::vector<Tuple>&
   }
   moved.floats += static_cast<Index>(mine.size()) * per * (p - 1);
 
-  // Own tuples are reused; the others are views into the receive buffer.
+  // Every tuple, this rank's own too, is a view into the receive buffer,
+  // which holds a copy of the own chunks anyway (MPI_Allgatherv writes all
+  // ranks' chunks into one buffer): the result then holds the relation
+  // once, and the input's chunks are freed after their last use, not kept
+  // beside their copy for as long as the broadcast relation lives.
   std::vector<Tuple> out;
   out.reserve(total);
   for (int r = 0; r < p; ++r) {
-    if (r == c.rank()) {
-      out.insert(out.end(), mine.begin(), mine.end());
-      continue;
-    }
     for (int i = 0; i < counts[r]; ++i) {
       const size_t at = static_cast<size_t>(displs[r] + i);
       out.push_back({key_at(keys, at, key_arity), recv.chunk(at, chunk_shape, per)});

@@ -19,6 +19,19 @@ std::vector<std::int64_t> passed_through(const IaPlan& plan, const IaNode& n, in
   return std::visit([&](const auto& p) { return ops::bytes_passed_through(p, n, c); }, n.params);
 }
 
+// Bytes per site a Shuffle packs into one send buffer (comm/exchange.cpp):
+// the tuples it sends, held twice while it runs, beside its input and its
+// result; empty for other kinds.
+std::vector<std::int64_t> packed_for_sending(const IaPlan& plan, const IaNode& n, int nsites) {
+  if (n.kind() != IaNode::Kind::Shuffle || n.inputs.size() != 1) return {};
+  const IaNode& in = plan.nodes[static_cast<size_t>(n.inputs[0])];
+  if (in.dist.everywhere) return {};  // every site keeps its own: nothing is sent
+  std::vector<std::int64_t> sent = ops::held_bytes(in, nsites);
+  const std::vector<std::int64_t> stay = passed_through(plan, n, nsites);
+  for (int s = 0; s < nsites; ++s) sent[static_cast<size_t>(s)] -= stay[static_cast<size_t>(s)];
+  return sent;
+}
+
 }  // namespace
 
 MemoryEstimate estimate_memory(const IaPlan& plan) {
@@ -56,13 +69,15 @@ MemoryEstimate estimate_memory(const IaPlan& plan) {
       // Chunks handed on from the input are counted once: from now on as
       // this node's (the input's count drops by them).
       const std::vector<std::int64_t> shared = passed_through(plan, node, nsites);
+      const std::vector<std::int64_t> scratch = packed_for_sending(plan, node, nsites);
       std::vector<std::int64_t>* input = node.inputs.empty() ? nullptr : &bytes[static_cast<size_t>(node.inputs[0])];
       for (int s = 0; s < nsites; ++s) {
         const size_t k = static_cast<size_t>(s);
         const std::int64_t moved_over = input && !input->empty() ? std::min(shared[k], (*input)[k]) : 0;
         if (moved_over) (*input)[k] -= moved_over;
         live[k] += bytes[i][k] - moved_over;
-        if (live[k] > e.peak_bytes) e = {live[k], s, static_cast<int>(i)};
+        const std::int64_t running = live[k] + (scratch.empty() ? 0 : scratch[k]);
+        if (running > e.peak_bytes) e = {running, s, static_cast<int>(i)};
       }
     }
     for (int j : node.inputs) {

@@ -5,11 +5,14 @@
 // each node's result held on the sites its distribution names until its
 // last consumer has run (or for good, for the plan's roots), and the bytes
 // each site holds are summed at every step. Chunks an operator hands on
-// without a copy (a Shuffle's tuples that stay, a Bcast's own, a filter's
-// survivors) are counted once. The peak counts the results of
-// operators: not a kernel's scratch (a GEMM's permuted operand), MPI's
-// packing buffers, or the process itself; the measured peak (tra-run's
-// "peak memory per rank") is that much higher.
+// without a copy (a Shuffle's tuples that stay, a filter's survivors) are
+// counted once; a Bcast's result is all new (comm/exchange.cpp), its input
+// held until its own last consumer. A Shuffle's send buffer (the tuples a
+// site sends, packed) counts while it runs. The peak counts these: not a
+// kernel's scratch (a GEMM's permuted operand), the process itself, or the
+// freed memory the allocator keeps for reuse (common/allocation.hpp); the
+// measured peak (tra-run's "peak memory per rank") is that much higher
+// (docs/performance.md: 25% at ogbn-products' size).
 #include <cstdint>
 #include <string>
 

@@ -46,6 +46,20 @@ TEST(Exchange, BroadcastGivesEveryRankEveryTuple) {
   }
 }
 
+TEST(Exchange, ABroadcastHoldsItsOwnTuplesInItsBufferNotTheInputsChunks) {
+  // Each rank's own chunks are copied into the buffer the collective fills
+  // anyway; the result takes them from there, so it holds the relation once
+  // and the input's chunks are held by the input alone (freed when it goes).
+  // On one rank nothing moves: the result is the input.
+  comm::Communicator c;
+  auto mine = make_local(c.rank(), 2, DType::Float64);
+  comm::Moved moved;
+  const auto all = comm::broadcast(c, mine, 2, Shape{3}, DType::Float64, moved);
+  for (const Tuple& t : mine) EXPECT_EQ(chunk_references(t.chunk), c.size() > 1 ? 1 : 2);
+  for (const Tuple& t : all)
+    if (t.key[0] == c.rank()) EXPECT_EQ(t.chunk.to_host()[1], static_cast<double>(t.key[1]));
+}
+
 TEST(Exchange, ShuffleSendsEachTupleToItsSite) {
   comm::Communicator c;
   const int p = c.size();

@@ -6,8 +6,12 @@
 
 #include "tra/app/plan_deck.hpp"
 #include "tra/io/deck/deck_reader.hpp"
+#include "tra/logical/lower.hpp"
+#include "tra/physical/compile.hpp"
 #include "tra/physical/cost_model.hpp"
+#include "tra/physical/infer.hpp"
 #include "tra/physical/memory_estimate.hpp"
+#include "tra/physical/plan_edit.hpp"
 
 namespace tra::physical {
 namespace {
@@ -112,6 +116,46 @@ TEST(MemoryEstimate, ALabelingOverTheLimitIsNotChosen) {
     limited.memory_per_rank = free.memory.peak_bytes - 1;
     EXPECT_LE(plan(deck, 4, limited).memory.peak_bytes, limited.memory_per_rank);
   }
+}
+
+// A plan of A's read, cut in 2 x 2 chunks of 4 x 4 doubles (128 B) on 2
+// ranks, and one more exchange of it.
+IaPlan read_then(IaParams exchange) {
+  const auto low = logical::lower(io::parse_deck("tensors:\n"
+                                                 "  - {name: A, shape: [8, 8], chunk: [4, 4], source: ones}\n"
+                                                 "graph:\n"
+                                                 "  - \"B[i,j] = A[i,j] * 2\"\n",
+                                                 "deck.yaml", ""),
+                                  2);
+  const IaPlan compiled = compile(low.plan, 2);
+  IaPlan p;
+  p.nsites = 2;
+  for (const IaNode& n : compiled.nodes)
+    if (n.kind() == IaNode::Kind::Scan && p.nodes.empty()) add_node(p, n);
+  IaNode move;
+  move.params = std::move(exchange);
+  move.inputs = {0};
+  p.roots = {add_node(p, std::move(move))};
+  infer(p);
+  return p;
+}
+
+TEST(MemoryEstimate, AShuffleHoldsWhatItSendsTwiceWhileItRuns) {
+  // Read on its row blocks, each rank holds 2 chunks; shuffled onto its
+  // column blocks, each keeps one, sends one and receives one. While the
+  // shuffle runs a rank holds its input (2 chunks), the one received and
+  // the packed copy of the one sent: 4 chunks; then the input is freed.
+  const IaPlan p = read_then(ShuffleParams{Placement::part({1}, {2, 2}), {}});
+  ASSERT_EQ(p.nodes[0].dist.at.size(), 4u);
+  ASSERT_EQ(p.nodes[1].predicted_floats, 2 * 16);  // one chunk each way
+  EXPECT_EQ(estimate_memory(p).peak_bytes, 4 * 128);
+}
+
+TEST(MemoryEstimate, ABroadcastHoldsTheRelationOnceBesideItsInput) {
+  // Every rank ends with all 4 chunks in the buffer the collective filled,
+  // its own 2 included, while its input's 2 are held until freed: 6 chunks.
+  const IaPlan p = read_then(BcastParams{});
+  EXPECT_EQ(estimate_memory(p).peak_bytes, 6 * 128);
 }
 
 TEST(MemoryEstimate, BytesReadAsPeopleWriteThem) {
