@@ -1,5 +1,7 @@
 #include "tra/app/kept_inputs.hpp"
 
+#include "tra/physical/memory_estimate.hpp"
+
 namespace tra::app {
 namespace {
 
@@ -27,6 +29,14 @@ double kept_bytes(const physical::IaPlan& ia, const std::set<int>& scans, Index 
     bytes += static_cast<double>(keys) * n.type.bytes_per_tuple() * static_cast<double>(parts(*n.scan().source, batches));
   }
   return bytes;
+}
+
+double keeping_adds(const physical::IaPlan& ia, const std::set<int>& scans, Index batches, int rank) {
+  if (scans.empty()) return 0;
+  physical::IaPlan keeping = ia;
+  keeping.roots.insert(keeping.roots.end(), scans.begin(), scans.end());
+  const auto held_along = physical::estimate_memory(keeping).peak_bytes - physical::estimate_memory(ia).peak_bytes;
+  return static_cast<double>(held_along) + kept_bytes(ia, scans, batches, rank) - kept_bytes(ia, scans, 1, rank);
 }
 
 }  // namespace tra::app

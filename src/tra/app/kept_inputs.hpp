@@ -16,5 +16,12 @@ std::set<int> reread_data_scans(const physical::IaPlan& ia, Index batches, Index
 // This rank's bytes of everything those Scans read over the run, each part
 // once: every batch of a batch tensor, the whole of one read whole.
 double kept_bytes(const physical::IaPlan& ia, const std::set<int>& scans, Index batches, int rank);
+// What keeping them adds to this rank's peak beyond the plan's own estimate
+// (physical/memory_estimate.hpp): the plan's peak with those Scans' results
+// held all along (the cache hands them to every iteration) less its peak,
+// plus the batches the cache holds beside the one the plan reads. Part of
+// what is kept lies in the plan's peak already, so this is less than
+// kept_bytes.
+double keeping_adds(const physical::IaPlan& ia, const std::set<int>& scans, Index batches, int rank);
 
 }  // namespace tra::app

@@ -58,21 +58,24 @@ std::pair<std::string, Index> first_nonfinite(const exec::Executor& ex, const st
 
 // The Scans whose data the run keeps after their first read
 // (exec/input_cache.hpp), none if it keeps nothing: those reading data more
-// than once (app/kept_inputs.hpp), when every rank's share of all they read
-// fits in what the plan leaves free under the memory bound and, on a GPU,
-// in half of its share of the device's free memory. Agreed: every rank
-// reads collectively, so all read or all reuse.
+// than once (app/kept_inputs.hpp), when what keeping them adds to every
+// rank's estimated peak fits in what the plan leaves free under the memory
+// bound and, on a GPU, all they read fits in half of its share of the
+// device's free memory. Agreed: every rank reads collectively, so all read
+// or all reuse.
 std::set<int> kept_inputs(const physical::IaPlan& ia, Index batches, Index runs, std::int64_t spare_bytes, const comm::Communicator& c) {
   std::set<int> scans = reread_data_scans(ia, batches, runs);
-  const double need = c.max(kept_bytes(ia, scans, batches, c.rank()));
-  if (need == 0) return {};
+  const double all = c.max(kept_bytes(ia, scans, batches, c.rank()));
+  if (all == 0) return {};
+  const double adds = c.max(keeping_adds(ia, scans, batches, c.rank()));
   double room = static_cast<double>(spare_bytes);
-  if (const std::int64_t device = device_free_bytes(); device >= 0) room = std::min(room, static_cast<double>(device) / 2 / c.ranks_on_node());
-  room = -c.max(-room);
-  const std::string size = physical::bytes_text(static_cast<std::int64_t>(need)) + " per rank";
-  if (need > room) {
-    Log::progress("data inputs: read every iteration (keeping them would take " + size + ", more than the " +
-                  physical::bytes_text(static_cast<std::int64_t>(std::max(0.0, room))) + " left beside the plan)");
+  bool fits = adds <= room;
+  if (const std::int64_t device = device_free_bytes(); device >= 0) fits = fits && all <= static_cast<double>(device) / 2 / c.ranks_on_node();
+  fits = c.max(fits ? 0.0 : 1.0) == 0;
+  const auto text = [](double b) { return physical::bytes_text(static_cast<std::int64_t>(std::max(0.0, b))); };
+  const std::string size = text(all) + " per rank, " + text(adds) + " beyond the plan's estimate";
+  if (!fits) {
+    Log::progress("data inputs: read every iteration (keeping them would take " + size + ", more than the " + text(room) + " left beside the plan)");
     return {};
   }
   Log::progress("data inputs: kept after their first read (" + size + ")");

@@ -53,5 +53,29 @@ TEST(KeptInputs, DataReadMoreThanOnceOnly) {
   EXPECT_DOUBLE_EQ(kept_bytes(ia, both, kBatches, 0), want);
 }
 
+// A of 100 x 100 doubles (80 kB) read from a file, on one rank.
+physical::IaPlan read_and(const std::string& graph) {
+  const std::string deck = "tensors:\n  - {name: A, shape: [100, 100], source: {file: d.h5, dataset: A}}\ngraph:\n" + graph;
+  return plan_deck(io::parse_deck(deck, "deck.yaml", ""), 1, {}).optimized.chosen;
+}
+
+int scan_of(const physical::IaPlan& ia, const std::string& name) {
+  for (size_t i = 0; i < ia.nodes.size(); ++i)
+    if (ia.nodes[i].kind() == physical::IaNode::Kind::Scan && ia.nodes[i].scan().source->name == name) return static_cast<int>(i);
+  return -1;
+}
+
+TEST(KeptInputs, KeepingAddsWhatThePlanDoesNotHoldAtItsPeakAnyway) {
+  // B = A + 1 peaks holding A and B (160 kB): A kept beside them adds nothing.
+  const physical::IaPlan one = read_and("  - \"B[i,j] = A[i,j] + 1\"\n");
+  const std::set<int> a_one{scan_of(one, "A")};
+  EXPECT_DOUBLE_EQ(kept_bytes(one, a_one, 1, 0), 80000);
+  EXPECT_DOUBLE_EQ(keeping_adds(one, a_one, 1, 0), 0);
+  // Then C = B·B: the plan peaks holding B and C, A freed; kept, A is
+  // held beside them: 80 kB more.
+  const physical::IaPlan two = read_and("  - \"B[i,j] = A[i,j] + 1\"\n  - \"C[i,k] = sum_j B[i,j] * B[j,k]\"\n");
+  EXPECT_DOUBLE_EQ(keeping_adds(two, {scan_of(two, "A")}, 1, 0), 80000);
+}
+
 }  // namespace
 }  // namespace tra::app
