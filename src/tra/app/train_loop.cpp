@@ -68,14 +68,16 @@ std::set<int> kept_inputs(const physical::IaPlan& ia, Index batches, Index runs,
   const double all = c.max(kept_bytes(ia, scans, batches, c.rank()));
   if (all == 0) return {};
   const double adds = c.max(keeping_adds(ia, scans, batches, c.rank()));
-  double room = static_cast<double>(spare_bytes);
-  bool fits = adds <= room;
-  if (const std::int64_t device = device_free_bytes(); device >= 0) fits = fits && all <= static_cast<double>(device) / 2 / c.ranks_on_node();
-  fits = c.max(fits ? 0.0 : 1.0) == 0;
+  const double room = static_cast<double>(spare_bytes);
+  const int ranks_on_node = c.ranks_on_node();  // collective: called by every rank
+  const std::int64_t device = device_free_bytes();
+  const bool device_fits = device < 0 || all <= static_cast<double>(device) / 2 / ranks_on_node;
+  const bool fits = c.max(adds <= room && device_fits ? 0.0 : 1.0) == 0;
   const auto text = [](double b) { return physical::bytes_text(static_cast<std::int64_t>(std::max(0.0, b))); };
   const std::string size = text(all) + " per rank, " + text(adds) + " beyond the plan's estimate";
   if (!fits) {
-    Log::progress("data inputs: read every iteration (keeping them would take " + size + ", more than the " + text(room) + " left beside the plan)");
+    Log::progress("data inputs: read every iteration (keeping them would take " + size + ", more than the " + text(room) + " left beside the plan" +
+                  (device >= 0 ? " or half of a rank's share of the device's free memory" : "") + ")");
     return {};
   }
   Log::progress("data inputs: kept after their first read (" + size + ")");
