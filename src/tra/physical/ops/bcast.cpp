@@ -35,15 +35,10 @@ std::string text(const BcastParams&) { return ""; }
 
 std::string words(const BcastParams&, const IaNode&) { return ""; }
 
-// On one site, or from a relation on every site, nothing moves and the
-// input is the result; otherwise every tuple of the result, a site's own
-// too, lies in the buffer the collective filled (comm/exchange.cpp), and the
-// input is freed after its last use.
+// From a relation on every site nothing moves: the input is the result.
 std::vector<std::int64_t> bytes_passed_through(const BcastParams&, const IaNode& n, const Context& c) {
   const IaNode& in = c.in(n);
-  if (in.dist.everywhere) return held_bytes(n, c.nsites);
-  if (c.nsites == 1) return held_bytes(in, c.nsites);
-  return std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);
+  return in.dist.everywhere ? held_bytes(n, c.nsites) : broadcast_passes_through(in, c.nsites);
 }
 
 std::string typing_problem(const BcastParams&, const IaNode& n, const Context&) {

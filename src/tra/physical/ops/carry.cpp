@@ -107,12 +107,11 @@ std::string words(const CarryParams& p, const IaNode&) {
 }
 
 // The chunks that stay on their site (all of them, from a relation on every
-// site). Carried onto every site, a broadcast: on more than one site its
-// result lies all in the buffer the collective filled, as a Bcast's does.
+// site). Carried onto every site, it is a broadcast.
 std::vector<std::int64_t> bytes_passed_through(const CarryParams&, const IaNode& n, const Context& c) {
   const IaNode& in = c.in(n);
   if (in.dist.everywhere) return held_bytes(n, c.nsites);
-  if (n.dist.everywhere) return c.nsites == 1 ? held_bytes(in, c.nsites) : std::vector<std::int64_t>(static_cast<size_t>(c.nsites), 0);
+  if (n.dist.everywhere) return broadcast_passes_through(in, c.nsites);
   std::vector<std::int64_t> bytes(static_cast<size_t>(c.nsites), 0);
   const std::int64_t chunk = volume(n.type.chunk_shape) * static_cast<std::int64_t>(element_bytes(n.type.dtype));
   const std::map<Key, int> from = sites_of(in.dist);

@@ -50,6 +50,10 @@ std::vector<std::int64_t> held_bytes(const IaNode& n, int nsites) {
   return bytes;
 }
 
+std::vector<std::int64_t> broadcast_passes_through(const IaNode& in, int nsites) {
+  return nsites == 1 ? held_bytes(in, nsites) : std::vector<std::int64_t>(static_cast<size_t>(nsites), 0);
+}
+
 bool dims_below(const std::vector<int>& dims, int arity) {
   for (int d : dims)
     if (d < 0 || d >= arity) return false;

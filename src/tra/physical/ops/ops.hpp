@@ -40,5 +40,10 @@ std::string placement_problem(const Placement& p, int arity);
 // Per site, the bytes of n's result (every kind's bytes_passed_through
 // starts from it).
 std::vector<std::int64_t> held_bytes(const IaNode& n, int nsites);
+// What a broadcast of `in` (a Bcast, a Carry onto every site) hands on per
+// site: on one site nothing moves and the input is the result; on more,
+// every tuple of the result, a site's own too, lies in the buffer the
+// collective filled (comm/exchange.cpp), so nothing.
+std::vector<std::int64_t> broadcast_passes_through(const IaNode& in, int nsites);
 
 }  // namespace tra::physical::ops
