@@ -34,11 +34,21 @@ b's at b·K ... (b+1)·K − 1), and initial embeddings /E
 [entities, dim] and /R [relations, dim] (uniform in ±6/sqrt(dim), as TransE's
 paper initialises them).
 
+Node ids are random (R-MAT's hubs would otherwise sit at low ids): placing
+the blocks of a node dimension on ranks is then hashing. With
+--metis-parts P the same graph's nodes are numbered part by part of a
+METIS partition into P equal parts (gpmetis), so that the P blocks of the
+node dimension are the parts.
+
   make_graph.py --kind gcn --size arxiv --out arxiv.h5 [--seed S --hidden H]
+  make_graph.py --kind gcn --size arxiv128k --metis-parts 4 --out metis4.h5
   make_graph.py --kind kg --size fb15k --out fb15k.h5 [--seed S --dim D]
 """
 import argparse
+import os
+import subprocess
 import sys
+import tempfile
 
 import h5py
 import numpy as np
@@ -51,6 +61,10 @@ GCN_SIZES = {
     # blocks of a dimension are equal, so an odd node count is never split
     # between ranks, and a graph that must be split to fit is the point here.
     "products": (2449028, 61859140, 100, 47),
+    # ogbn-arxiv's density (13.8 edges per node) on 2^17 nodes, which TRA's
+    # equal blocks cut 2 to 64 ways: what perf/graph's traffic experiment
+    # places by hashing and by METIS.
+    "arxiv128k": (131072, 902656, 128, 40),
 }
 # entities, relations, triples, triples per batch, negatives per batch
 KG_SIZES = {
@@ -85,6 +99,41 @@ def rmat_edges(rng, nodes, edges):
     return perm[have // nodes], perm[have % nodes]
 
 
+def metis_order(src, dst, nodes, parts):
+    """New node ids that put the nodes of each of `parts` METIS parts
+    (gpmetis, Debian's metis package) together, parts of exactly
+    nodes / parts nodes in order: then TRA's equal blocks of the node
+    dimension, cut `parts` ways, are the parts, and an edge between two
+    blocks is one the partition cut. METIS balances parts to within 0.1%
+    (-ufactor=1); the nodes over a part's share move to parts under theirs,
+    those with the fewest neighbours in their own part first."""
+    if nodes % parts:
+        sys.exit(f"make_graph.py: --parts {parts} does not divide {nodes} nodes")
+    with tempfile.TemporaryDirectory() as tmp:
+        graph = os.path.join(tmp, "graph")
+        starts = np.searchsorted(src, np.arange(nodes + 1))  # src is sorted
+        with open(graph, "w") as f:
+            f.write(f"{nodes} {src.size // 2}\n")
+            for v in range(nodes):
+                f.write(" ".join(map(str, dst[starts[v]:starts[v + 1]] + 1)) + "\n")
+        subprocess.run(["gpmetis", "-ufactor=1", "-seed=1", graph, str(parts)], check=True, stdout=subprocess.DEVNULL)
+        part = np.loadtxt(f"{graph}.part.{parts}", dtype=np.int64)
+    share = nodes // parts
+    inside = np.bincount(src[part[src] == part[dst]], minlength=nodes)  # neighbours in the own part
+    for p in range(parts):
+        over = np.flatnonzero(part == p)
+        if over.size <= share:
+            continue
+        movers = over[np.argsort(inside[over], kind="stable")[:over.size - share]]
+        for v in movers:
+            sizes = np.bincount(part, minlength=parts)
+            part[v] = int(np.argmin(sizes))
+    order = np.lexsort((np.arange(nodes), part))  # by part, then old id
+    new_id = np.empty(nodes, dtype=np.int64)
+    new_id[order] = np.arange(nodes)
+    return new_id
+
+
 def normalized_product(src, dst, nodes, h, chunk=1 << 22):
     """Â h with Â = D^-1/2 (A + I) D^-1/2 (Kipf and Welling's GCN), A given by
     its directed edges (src -> dst, both directions present, sorted by src),
@@ -115,7 +164,7 @@ def normalized_adjacency(src, dst, nodes, mean=False):
     return rows[order], cols[order], values[order]
 
 
-def make_gcn(size, out, seed, hidden):
+def make_gcn(size, out, seed, hidden, metis_parts=0):
     nodes, edges, features, classes = GCN_SIZES[size]
     rng = np.random.default_rng(seed)
     u, v = rmat_edges(rng, nodes, edges)
@@ -129,6 +178,13 @@ def make_gcn(size, out, seed, hidden):
     # Each class's logit standardized over the nodes: every class is some
     # node's argmax, not a few hubs' neighbourhoods all of one class.
     labels = ((logits - logits.mean(axis=0)) / logits.std(axis=0)).argmax(axis=1).astype(np.int64)
+    if metis_parts:  # the same graph, features and labels, its nodes renumbered
+        new_id = metis_order(src, dst, nodes, metis_parts)
+        old_of = np.argsort(new_id)
+        src, dst = new_id[src], new_id[dst]
+        order = np.lexsort((dst, src))
+        src, dst = src[order], dst[order]
+        x, labels = x[old_of], labels[old_of]
     glorot = lambda fan_in, fan_out: rng.uniform(-1, 1, (fan_in, fan_out)) * np.sqrt(6.0 / (fan_in + fan_out))
     with h5py.File(out, "w") as f:
         f["src"], f["dst"] = src, dst
@@ -177,12 +233,14 @@ def main():
     ap.add_argument("--seed", type=int, default=2030)
     ap.add_argument("--hidden", type=int, default=256, help="gcn: the student's hidden width (the paper's 256)")
     ap.add_argument("--dim", type=int, default=64, help="kg: the embedding width")
+    ap.add_argument("--metis-parts", type=int, default=0,
+                    help="gcn: number the nodes part by part of a METIS partition into this many equal parts (default: at random)")
     args = ap.parse_args()
     sizes = GCN_SIZES if args.kind == "gcn" else KG_SIZES
     if args.size not in sizes:
         ap.error(f"--size for --kind {args.kind} is one of: {', '.join(sizes)}")
     if args.kind == "gcn":
-        nodes, directed, counts = make_gcn(args.size, args.out, args.seed, args.hidden)
+        nodes, directed, counts = make_gcn(args.size, args.out, args.seed, args.hidden, args.metis_parts)
         print(f"{args.out}: {nodes} nodes, {directed} directed edges, labels per class {counts.tolist()}")
     else:
         print(f"{args.out}: {make_kg(args.size, args.out, args.seed, args.dim)} triples")

@@ -236,6 +236,68 @@ std::vector<Tuple> broadcast_as(const Communicator& c, const std::vector<Tuple>&
   return out;
 }
 
+// A shuffle's outgoing side: the tuples that stay, and the others grouped
+// by destination with their counts (checked against the plan's, which then
+// give the incoming counts without an exchange).
+struct Outgoing {
+  std::vector<Tuple> staying;
+  std::vector<const Tuple*> ordered;  // grouped by destination rank
+  std::vector<int> send_counts, sdispl, recv_counts, rdispl;
+  size_t received = 0;  // tuples
+};
+
+Outgoing sort_outgoing(const Communicator& c, const std::vector<Tuple>& mine, const std::function<int(const Key&)>& site, const Counts* planned) {
+  const int p = c.size();
+  Outgoing o;
+  std::vector<std::vector<const Tuple*>> to(static_cast<size_t>(p));
+  for (const auto& t : mine) {
+    const int dest = site(t.key);
+    TRA_ASSERT(dest >= 0 && dest < p, "site " << dest << " of key " << to_string(t.key));
+    if (dest == c.rank()) o.staying.push_back(t);
+    else to[static_cast<size_t>(dest)].push_back(&t);
+  }
+  o.send_counts.resize(static_cast<size_t>(p));
+  o.recv_counts.resize(static_cast<size_t>(p));
+  o.sdispl.resize(static_cast<size_t>(p));
+  o.rdispl.resize(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    o.send_counts[r] = to_int(to[r].size(), "tuple");
+    o.sdispl[r] = to_int(o.ordered.size(), "tuple");
+    o.ordered.insert(o.ordered.end(), to[r].begin(), to[r].end());
+  }
+  if (planned) {
+    // Checked before anything moves: a rank that sent other than planned
+    // would leave its peers waiting for tuples that never come.
+    TRA_ASSERT(planned->send == o.send_counts, "shuffle: rank " << c.rank() << " sends other tuples than the plan predicted");
+    o.recv_counts = planned->recv;
+  } else {
+    TRA_MPI_CHECK(MPI_Alltoall(o.send_counts.data(), 1, MPI_INT, o.recv_counts.data(), 1, MPI_INT, c.get()));
+  }
+  for (int r = 0; r < p; ++r) {
+    o.rdispl[r] = to_int(o.received, "tuple");
+    o.received += static_cast<size_t>(o.recv_counts[r]);
+  }
+  return o;
+}
+
+// The keys of the outgoing tuples, `arity` int64 each (and, where `extra`
+// is given, one more value per tuple after its key), to their ranks.
+std::vector<Index> exchange_keys(const Communicator& c, const Outgoing& o, int arity, const std::vector<Index>* extra = nullptr) {
+  const int width = arity + (extra ? 1 : 0);
+  std::vector<Index> keys(o.received * static_cast<size_t>(width));
+  if (width == 0) return keys;
+  std::vector<Index> send;
+  for (size_t i = 0; i < o.ordered.size(); ++i) {
+    send.insert(send.end(), o.ordered[i]->key.begin(), o.ordered[i]->key.end());
+    if (extra) send.push_back((*extra)[i]);
+  }
+  TypeHandle kt;
+  key_type(kt, width);
+  TRA_MPI_CHECK(MPI_Alltoallv(send.data(), o.send_counts.data(), o.sdispl.data(), kt.get(), keys.data(), o.recv_counts.data(), o.rdispl.data(),
+                              kt.get(), c.get()));
+  return keys;
+}
+
 template <class T>
 std::vector<Tuple> shuffle_as(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape,
                               const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned) {
@@ -244,50 +306,15 @@ std::vector<Tuple> shuffle_as(const Communicator& c, std::vector<Tuple> mine, in
   const Index per = volume(chunk_shape);
   if (p == 1) return mine;  // every tuple is already where it goes
   Kokkos::fence();
-  std::vector<std::vector<const Tuple*>> to(static_cast<size_t>(p));
-  std::vector<Tuple> out;
-  for (const auto& t : mine) {
-    const int dest = site(t.key);
-    TRA_ASSERT(dest >= 0 && dest < p, "site " << dest << " of key " << to_string(t.key));
-    if (dest == c.rank()) out.push_back(t);
-    else to[static_cast<size_t>(dest)].push_back(&t);
-  }
-  std::vector<int> send_counts(static_cast<size_t>(p)), recv_counts(static_cast<size_t>(p)), sdispl(static_cast<size_t>(p)),
-      rdispl(static_cast<size_t>(p));
-  std::vector<const Tuple*> ordered;  // grouped by destination
-  for (int r = 0; r < p; ++r) {
-    send_counts[r] = to_int(to[r].size(), "tuple");
-    sdispl[r] = to_int(ordered.size(), "tuple");
-    ordered.insert(ordered.end(), to[r].begin(), to[r].end());
-  }
-  if (planned) {
-    // Checked before anything moves: a rank that sent other than planned
-    // would leave its peers waiting for tuples that never come.
-    TRA_ASSERT(planned->send == send_counts, "shuffle: rank " << c.rank() << " sends other tuples than the plan predicted");
-    recv_counts = planned->recv;
-  } else {
-    TRA_MPI_CHECK(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, c.get()));
-  }
-  size_t received = 0;
-  for (int r = 0; r < p; ++r) {
-    rdispl[r] = to_int(received, "tuple");
-    received += static_cast<size_t>(recv_counts[r]);
-  }
-  std::vector<Index> keys(received * static_cast<size_t>(key_arity));
-  if (key_arity > 0) {
-    TypeHandle kt;
-    key_type(kt, key_arity);
-    const std::vector<Index> send_keys = flat_keys(ordered);
-    TRA_MPI_CHECK(MPI_Alltoallv(send_keys.data(), send_counts.data(), sdispl.data(), kt.get(), keys.data(), recv_counts.data(), rdispl.data(),
-                                kt.get(), c.get()));
-  }
-  RecvSide<T> recv(received * static_cast<size_t>(per));
+  Outgoing o = sort_outgoing(c, mine, site, planned);
+  const std::vector<Index> keys = exchange_keys(c, o, key_arity);
+  RecvSide<T> recv(o.received * static_cast<size_t>(per));
   if (per > 0) {
     // The send side is packed (Alltoallv takes one datatype for all peers):
     // in place on a host, on a device and then in one transfer to the host.
-    const size_t floats = ordered.size() * static_cast<size_t>(per);
+    const size_t floats = o.ordered.size() * static_cast<size_t>(per);
     ElementData<T> packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::packed"), floats);
-    pack(ordered, per, packed.data());
+    pack(o.ordered, per, packed.data());
     T* send = packed.data();
     if constexpr (!kHostChunks) {
       send = staging(send_staging<T>(), floats);
@@ -295,15 +322,130 @@ std::vector<Tuple> shuffle_as(const Communicator& c, std::vector<Tuple> mine, in
     }
     TypeHandle ct;
     chunk_type<T>(ct, per);
-    TRA_MPI_CHECK(
-        MPI_Alltoallv(send, send_counts.data(), sdispl.data(), ct.get(), recv.host_buffer(), recv_counts.data(), rdispl.data(), ct.get(), c.get()));
-    recv.arrived(0, received * static_cast<size_t>(per));
+    TRA_MPI_CHECK(MPI_Alltoallv(send, o.send_counts.data(), o.sdispl.data(), ct.get(), recv.host_buffer(), o.recv_counts.data(), o.rdispl.data(),
+                                ct.get(), c.get()));
+    recv.arrived(0, o.received * static_cast<size_t>(per));
   }
-  moved.floats += static_cast<Index>(ordered.size()) * per;
-  for (size_t i = 0; i < received; ++i) {
+  moved.floats += static_cast<Index>(o.ordered.size()) * per;
+  std::vector<Tuple> out = std::move(o.staying);
+  for (size_t i = 0; i < o.received; ++i) {
     out.push_back({key_at(keys, i, key_arity), recv.chunk(i, chunk_shape, per)});
     TRA_ASSERT(site(out.back().key) == c.rank(), "shuffle: rank " << c.rank() << " received key " << to_string(out.back().key) << " of another rank");
   }
+  return out;
+}
+
+// The rows a tuple sends: its filled ones (a sparse product's result), or all.
+Index rows_sent(const Tuple& t, Index rows) { return t.chunk.has_row_support ? static_cast<Index>(t.chunk.row_support.extent(0)) : rows; }
+
+// Rows `rows` (row numbers, in the chunks' memory; all rows in order where
+// empty) of `from`, each `width` elements, one after another at `to`.
+template <class T>
+void gather_rows(const ElementData<T>& from, const OrdinalData& rows, Index n, Index width, T* to) {
+  Kokkos::View<T*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dest(to, static_cast<size_t>(n * width));
+  if (rows.extent(0) == 0 && n > 0) {
+    Kokkos::deep_copy(dest, Kokkos::subview(from, std::make_pair(size_t{0}, static_cast<size_t>(n * width))));
+    return;
+  }
+  Kokkos::parallel_for(
+      "tra::gather_rows", RangePolicy(0, n * width), KOKKOS_LAMBDA(const Index i) { dest(i) = from(rows(i / width) * width + i % width); });
+}
+
+// The same the other way: consecutive rows from `from` into rows `rows` of `to`.
+template <class T>
+void scatter_rows(const ElementData<T>& from, size_t at, const OrdinalData& rows, Index width, const ElementData<T>& to) {
+  const Index n = static_cast<Index>(rows.extent(0));
+  Kokkos::parallel_for(
+      "tra::scatter_rows", RangePolicy(0, n * width),
+      KOKKOS_LAMBDA(const Index i) { to(rows(i / width) * width + i % width) = from(at + static_cast<size_t>(i)); });
+}
+
+// A shuffle of a sparse product's result: each tuple sends its filled rows
+// alone (with their numbers), and arrives as a chunk zero elsewhere.
+template <class T>
+std::vector<Tuple> shuffle_rows_as(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape,
+                                   const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned) {
+  check_type<T>(mine);
+  const int p = c.size();
+  const Index rows = chunk_shape.empty() ? 0 : chunk_shape[0];
+  if (p == 1 || rows == 0 || volume(chunk_shape) == 0) return shuffle_as<T>(c, std::move(mine), key_arity, chunk_shape, site, moved, planned);
+  const Index width = volume(chunk_shape) / rows;
+  Kokkos::fence();
+  Outgoing o = sort_outgoing(c, mine, site, planned);
+  // Each tuple's row count travels after its key.
+  std::vector<Index> sent_rows;
+  std::vector<int> row_counts(static_cast<size_t>(p), 0), row_displ(static_cast<size_t>(p), 0);
+  for (int r = 0, t = 0; r < p; ++r)
+    for (int i = 0; i < o.send_counts[r]; ++i, ++t) {
+      sent_rows.push_back(rows_sent(*o.ordered[static_cast<size_t>(t)], rows));
+      row_counts[r] = to_int(static_cast<size_t>(row_counts[r] + sent_rows.back()), "row");
+    }
+  const std::vector<Index> keys = exchange_keys(c, o, key_arity, &sent_rows);
+  std::vector<int> in_rows(static_cast<size_t>(p), 0), in_displ(static_cast<size_t>(p), 0);
+  std::vector<Index> got_rows(o.received);
+  for (int r = 0, t = 0; r < p; ++r)
+    for (int i = 0; i < o.recv_counts[r]; ++i, ++t) {
+      got_rows[static_cast<size_t>(t)] = keys[static_cast<size_t>(t) * (key_arity + 1) + static_cast<size_t>(key_arity)];
+      in_rows[r] = to_int(static_cast<size_t>(in_rows[r] + got_rows[static_cast<size_t>(t)]), "row");
+    }
+  size_t rows_out = 0, rows_in = 0;
+  for (int r = 0; r < p; ++r) {
+    row_displ[r] = to_int(rows_out, "row");
+    rows_out += static_cast<size_t>(row_counts[r]);
+    in_displ[r] = to_int(rows_in, "row");
+    rows_in += static_cast<size_t>(in_rows[r]);
+  }
+  // The row numbers (all of a chunk's, in order, for one sent whole).
+  std::vector<int> numbers_out, numbers_in(rows_in);
+  for (size_t t = 0; t < o.ordered.size(); ++t) {
+    const Chunk& ch = o.ordered[t]->chunk;
+    if (!ch.has_row_support) {
+      for (Index r = 0; r < rows; ++r) numbers_out.push_back(static_cast<int>(r));
+      continue;
+    }
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ch.row_support);
+    numbers_out.insert(numbers_out.end(), host.data(), host.data() + host.extent(0));
+  }
+  TRA_MPI_CHECK(MPI_Alltoallv(numbers_out.data(), row_counts.data(), row_displ.data(), MPI_INT, numbers_in.data(), in_rows.data(), in_displ.data(),
+                              MPI_INT, c.get()));
+  // The rows themselves, a row one MPI element.
+  ElementData<T> packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::packed"), rows_out * static_cast<size_t>(width));
+  for (size_t t = 0, at = 0; t < o.ordered.size(); at += static_cast<size_t>(sent_rows[t]), ++t) {
+    const Chunk& ch = o.ordered[t]->chunk;
+    gather_rows<T>(ch.elements<T>(), ch.has_row_support ? ch.row_support : OrdinalData(), sent_rows[t], width,
+                   packed.data() + at * static_cast<size_t>(width));
+  }
+  Kokkos::fence();
+  T* send = packed.data();
+  if constexpr (!kHostChunks) {
+    send = staging(send_staging<T>(), packed.extent(0));
+    Kokkos::deep_copy(Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(send, packed.extent(0)), packed);
+  }
+  RecvSide<T> recv(rows_in * static_cast<size_t>(width));
+  TypeHandle row_type;
+  chunk_type<T>(row_type, width);
+  TRA_MPI_CHECK(MPI_Alltoallv(send, row_counts.data(), row_displ.data(), row_type.get(), recv.host_buffer(), in_rows.data(), in_displ.data(),
+                              row_type.get(), c.get()));
+  recv.arrived(0, rows_in * static_cast<size_t>(width));
+  moved.floats += static_cast<Index>(rows_out) * width;
+  std::vector<Tuple> out = std::move(o.staying);
+  for (size_t t = 0, at = 0; t < o.received; at += static_cast<size_t>(got_rows[t]), ++t) {
+    Key key = key_at(keys, t, key_arity + 1);
+    key.pop_back();
+    TRA_ASSERT(site(key) == c.rank(), "shuffle: rank " << c.rank() << " received key " << to_string(key) << " of another rank");
+    if (got_rows[t] == rows) {  // every row, in order: the buffer's own
+      out.push_back({std::move(key), Chunk(chunk_shape, ElementData<T>(Kokkos::subview(recv.data, std::make_pair(at * static_cast<size_t>(width),
+                                                                                                                 (at + static_cast<size_t>(rows)) *
+                                                                                                                     static_cast<size_t>(width)))))});
+      continue;
+    }
+    OrdinalData numbers(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::row_numbers"), static_cast<size_t>(got_rows[t]));
+    Kokkos::deep_copy(numbers, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(numbers_in.data() + at, numbers.extent(0)));
+    Chunk z(chunk_shape, dtype_of<T>());  // zero outside the rows sent
+    scatter_rows<T>(recv.data, at * static_cast<size_t>(width), numbers, width, z.elements<T>());
+    out.push_back({std::move(key), std::move(z)});
+  }
+  Kokkos::fence();
   return out;
 }
 
@@ -319,6 +461,12 @@ std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int k
                            const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned) {
   if (dtype == DType::Float32) return shuffle_as<float>(c, std::move(mine), key_arity, chunk_shape, site, moved, planned);
   return shuffle_as<double>(c, std::move(mine), key_arity, chunk_shape, site, moved, planned);
+}
+
+std::vector<Tuple> shuffle_filled_rows(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape, DType dtype,
+                                       const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned) {
+  if (dtype == DType::Float32) return shuffle_rows_as<float>(c, std::move(mine), key_arity, chunk_shape, site, moved, planned);
+  return shuffle_rows_as<double>(c, std::move(mine), key_arity, chunk_shape, site, moved, planned);
 }
 
 }  // namespace tra::comm

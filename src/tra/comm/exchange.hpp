@@ -2,7 +2,8 @@
 // The IA's two data movements as MPI collectives over packed chunks (never
 // point-to-point loops): Bcast is MPI_Allgatherv, Shuffle is MPI_Alltoallv.
 // Every chunk of a relation has the same shape, so a chunk travels as one
-// element of a contiguous MPI datatype and counts stay far below INT_MAX.
+// element of a contiguous MPI datatype and counts stay far below INT_MAX
+// (a row one element, for a shuffle of filled rows).
 #include <functional>
 
 #include "tra/comm/communicator.hpp"
@@ -33,5 +34,13 @@ std::vector<Tuple> broadcast(const Communicator& c, const std::vector<Tuple>& mi
 // internal error: the plan's prediction was wrong).
 std::vector<Tuple> shuffle(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape, DType dtype,
                            const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned = nullptr);
+
+// The same for a sparse product's result (issue 30): each chunk that
+// knows its filled rows (Chunk::row_support) sends those alone, with their
+// numbers, and arrives as a chunk that is zero in every other row; a chunk
+// that does not sends every row. `moved` counts the rows' floats (not
+// their numbers: an int each).
+std::vector<Tuple> shuffle_filled_rows(const Communicator& c, std::vector<Tuple> mine, int key_arity, const Shape& chunk_shape, DType dtype,
+                                       const std::function<int(const Key&)>& site, Moved& moved, const Counts* planned = nullptr);
 
 }  // namespace tra::comm

@@ -19,6 +19,10 @@ using ElementData = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>;
 using ChunkData = ElementData<Scalar>;
 using HostChunkData = ChunkData::HostMirror;
 
+// Ordinals (row numbers, CSR offsets and columns: int, KokkosSparse's
+// ordinals) in the execution space's memory.
+using OrdinalData = Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>;
+
 // Unmanaged 2-D views over chunk memory, as KokkosBlas::gemm takes them.
 using MatrixView = Kokkos::View<Scalar**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using ConstMatrixView = Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;

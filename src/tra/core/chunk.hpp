@@ -26,6 +26,17 @@ struct Chunk {
   ElementData<float> data_f32;  // a float32 chunk's elements
   DType dtype = DType::Float64;
   std::shared_ptr<const SparseBlock> sparse;  // a sparse relation's block, else null
+  // A sparse product's result (kernels/einsum_kernel.hpp) is zero outside
+  // the rows its block has entries in: those rows, ascending, so that a
+  // shuffle the plan counts by them sends only these
+  // (comm::shuffle_rows). Set by the kernel that wrote the whole chunk;
+  // whatever writes over a chunk in place clears it.
+  OrdinalData row_support;
+  bool has_row_support = false;
+  void forget_row_support() {
+    row_support = OrdinalData();
+    has_row_support = false;
+  }
 
   Chunk() = default;
   explicit Chunk(const Shape& s, DType t = DType::Float64);  // zero-filled

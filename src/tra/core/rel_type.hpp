@@ -3,9 +3,11 @@
 // frontier f (TRA paper §3, §3.2). Under uniqueness and continuity the relation
 // holds exactly volume(f) tuples, so sizes are known without estimation (§5.3).
 // Its arrays' elements are of one type, dtype.
+#include <memory>
 #include <string>
 
 #include "tra/common/dtype.hpp"
+#include "tra/core/filled_lines.hpp"
 #include "tra/core/key.hpp"
 
 namespace tra {
@@ -17,6 +19,10 @@ struct RelType {
   // A sparse relation (its arrays are blocks of stored entries,
   // core/sparse_block.hpp): the entries a tuple holds on average; -1: dense.
   double stored = -1;
+  // A sparse relation: the rows and columns each block holds entries in,
+  // where the deck's reader counted them (core/filled_lines.hpp); null
+  // otherwise. Not part of the type's identity: one relation's data.
+  std::shared_ptr<const FilledByBlock> filled = nullptr;
 
   int key_arity() const { return static_cast<int>(frontier.size()); }
   Index tuples() const { return volume(frontier); }

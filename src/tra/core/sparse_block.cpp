@@ -20,6 +20,11 @@ Csr to_views(Index rows, Index cols, const std::vector<int>& row_start, const st
   Kokkos::deep_copy(c.row_start, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(row_start.data(), row_start.size()));
   Kokkos::deep_copy(c.columns, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(columns.data(), columns.size()));
   c.values = Chunk::from_host(Shape{static_cast<Index>(values.size())}, values, dtype);
+  std::vector<int> filled;
+  for (Index r = 0; r < rows; ++r)
+    if (row_start[static_cast<size_t>(r) + 1] > row_start[static_cast<size_t>(r)]) filled.push_back(static_cast<int>(r));
+  c.filled_rows = OrdinalData(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sparse-filled-rows"), filled.size());
+  Kokkos::deep_copy(c.filled_rows, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(filled.data(), filled.size()));
   return c;
 }
 

@@ -23,16 +23,17 @@ struct SparseEntry {
   double value = 0;
 };
 
-// Offsets and column numbers of a CSR (int: KokkosSparse's ordinals; a
-// block holds fewer than 2^31 entries).
-using OrdinalData = Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>;
-
-// One orientation of a block: rows x cols, CSR.
+// One orientation of a block: rows x cols, CSR (int ordinals: a block
+// holds fewer than 2^31 entries).
 struct Csr {
   Index rows = 0, cols = 0;
   OrdinalData row_start;  // rows + 1 offsets
   OrdinalData columns;  // one per entry
   Chunk values;  // one per entry, 1-D, of the block's element type
+  // The rows holding an entry, ascending: a product by this orientation is
+  // zero in every other row, and an exchange sends only these (Chunk::
+  // row_support).
+  OrdinalData filled_rows;
 };
 
 struct SparseBlock {

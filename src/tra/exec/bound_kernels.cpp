@@ -89,7 +89,9 @@ local::JoinFn join_fn_over(const physical::JoinKernel& k, int side) {
     // none; core/chunk_pool.hpp's own reference does not count).
     if (chunk_references(over) != 1 || x.shape != y.shape) return apply(k, x, y);
     kernels::zip_elements_into(k.call.kernel->join_program(), x, y, over);
-    return over;
+    Chunk written = over;
+    written.forget_row_support();  // f(0, y) need not be 0
+    return written;
   };
 }
 

@@ -140,7 +140,9 @@ std::vector<Tuple> Executor::step(const physical::ShuffleParams& p, size_t at, I
     return out;
   }
   comm::Moved m;
-  auto out = comm::shuffle(comm_, input(at), n.type.key_arity(), n.type.chunk_shape, n.type.dtype, site, m, &shuffle_counts_[at]);
+  // A sparse product's result the plan counted by its filled rows sends those alone.
+  const auto shuffle = plan_.node(n.inputs[0]).dist.filled_rows ? comm::shuffle_filled_rows : comm::shuffle;
+  auto out = shuffle(comm_, input(at), n.type.key_arity(), n.type.chunk_shape, n.type.dtype, site, m, &shuffle_counts_[at]);
   moved = m.floats;
   return out;
 }

@@ -33,6 +33,7 @@ void combine_into(einsum::AggOp op, Chunk& acc, const Chunk& x) {
     using T = typename std::decay_t<decltype(a)>::value_type;
     combine_elements<T>(op, a, x.elements<T>());
   });
+  acc.forget_row_support();  // written over: no longer one sparse product's
 }
 
 Chunk clone(const Chunk& c) {

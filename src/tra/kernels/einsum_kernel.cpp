@@ -169,7 +169,11 @@ Chunk EinSumKernel::apply(const Chunk& x, const Chunk* y) const {
   if (sparse()) {
     Chunk z(shape_of(sparse_out_order_), x.dtype);
     sparse_product(x, *y, z, 0.0);
-    return z_labels_ == sparse_out_order_ ? z : permute(z, permutation(sparse_out_order_, z_labels_));
+    if (z_labels_ != sparse_out_order_) return permute(z, permutation(sparse_out_order_, z_labels_));
+    const SparseBlock& block = *(sparse_input_ == 0 ? x : *y).sparse;
+    z.row_support = (sparse_transposed_ ? block.by_column : block.by_row).filled_rows;
+    z.has_row_support = true;
+    return z;
   }
   return gemm_ ? apply_gemm(x, *y) : apply_generic(x, y);
 }
@@ -241,6 +245,7 @@ void EinSumKernel::apply_add(const Chunk& x, const Chunk& y, Chunk& z) const {
   TRA_ASSERT(x.dtype == z.dtype && y.dtype == z.dtype, "kernel apply_add on chunks of different element types");
   if (sparse()) sparse_product(x, y, z, 1.0);
   else gemm(x, y, z, 1.0);
+  z.forget_row_support();  // a sum of products: its rows are no one block's
 }
 
 void EinSumKernel::gemm(const Chunk& x, const Chunk& y, Chunk& zc, double beta) const {

@@ -47,6 +47,12 @@ class EinSumKernel {
   double flops() const;  // per call
   bool uses_gemm() const { return gemm_; }
   bool sparse() const { return sparse_input_ >= 0; }
+  int sparse_input() const { return sparse_input_; }
+  // A sparse product whose result's rows are the block's rows (or, read
+  // transposed, its columns): zero outside those holding an entry, which
+  // apply() records in the result (Chunk::row_support).
+  bool rows_follow_block() const { return sparse() && z_labels_ == sparse_out_order_; }
+  bool sparse_transposed() const { return sparse_transposed_; }
   // Two inputs, both over the output's labels in the output's order, nothing
   // aggregated: ⊗ applied to aligned elements, whatever the chunks' shape.
   bool elementwise() const { return inputs_ == 2 && aligned(); }

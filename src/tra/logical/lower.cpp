@@ -285,7 +285,10 @@ class Lowerer {
     n.source = t;
     n.type.frontier = grid;
     for (size_t i = 0; i < grid.size(); ++i) n.type.chunk_shape.push_back(t.shape[i] / grid[i]);
-    n.type.stored = static_cast<double>(std::get<model::SparseSource>(t.source).entries) / static_cast<double>(volume(grid));
+    const auto& source = std::get<model::SparseSource>(t.source);
+    n.type.stored = static_cast<double>(source.entries) / static_cast<double>(volume(grid));
+    if (source.filled)
+      if (const FilledByBlock* blocks = source.filled->find(grid)) n.type.filled = std::shared_ptr<const FilledByBlock>(source.filled, blocks);
     n.keys = all_keys(grid);
     return sparse_nodes_[key] = add(std::move(n));
   }

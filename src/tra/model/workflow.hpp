@@ -4,6 +4,7 @@
 // where, and run options. io/deck reads a deck into it; the planning layers
 // (logical, decomp, physical) read it; it depends on nothing above einsum.
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -11,6 +12,7 @@
 
 #include "tra/common/dtype.hpp"
 #include "tra/common/error.hpp"
+#include "tra/core/filled_lines.hpp"
 #include "tra/core/key.hpp"
 #include "tra/einsum/statement.hpp"
 
@@ -42,6 +44,10 @@ struct SparseSource {
   std::string file;  // resolved against the deck's folder
   std::string rows, cols, values;  // dataset paths (an index list: only cols)
   Index entries = 0;  // entries in the graph's tensor (one batch's): what the planner sizes the relation by
+  // Rows and columns of each block holding an entry, per grid (counted
+  // with the entries; null for an index list, whose batches differ): what
+  // the planner charges a shuffle of a sparse product's rows by.
+  std::shared_ptr<const FilledLayout> filled;
   bool index_list() const { return rows.empty(); }
   bool operator==(const SparseSource& o) const { return file == o.file && rows == o.rows && cols == o.cols && values == o.values; }
 };

@@ -115,7 +115,12 @@ std::string IaPlan::str() const {
       os << ")";
     }
     os << "   " << n.type.str() << ", " << n.dist.tuples() << " tuples, " << n.where();
-    if (n.moves()) os << ", moves " << n.predicted_floats << " floats (paper cost " << std::setprecision(6) << n.paper_cost << ")";
+    if (n.moves()) {
+      // A sparse product's result moves its filled rows alone (ops/shuffle.cpp).
+      const bool filled = n.kind() == IaNode::Kind::Shuffle && nodes[static_cast<size_t>(n.inputs[0])].dist.filled_rows;
+      os << ", moves " << n.predicted_floats << " floats" << (filled ? " of filled rows" : "") << " (paper cost " << std::setprecision(6)
+         << n.paper_cost << ")";
+    }
     os << "\n";
   }
   os << "  predicted: " << predicted_floats() << " floats moved between " << nsites << " sites, " << std::setprecision(4) << flops() / 1e9

@@ -64,8 +64,15 @@ class SitedKeys {
 struct Distribution {
   bool everywhere = false;
   SitedKeys at;  // a key repeats on several sites after a partial aggregation
+  // A sparse product's result (ops/join.cpp): the rows of each tuple's
+  // chunk, in the order of `at`, outside of which it is zero (its block's
+  // filled rows), which a Shuffle sends alone; null: every row.
+  std::shared_ptr<const std::vector<Index>> filled_rows;
   Index tuples() const { return static_cast<Index>(at.size()); }
-  bool operator==(const Distribution& o) const { return everywhere == o.everywhere && at == o.at; }
+  bool operator==(const Distribution& o) const {
+    return everywhere == o.everywhere && at == o.at &&
+           (filled_rows == o.filled_rows || (filled_rows && o.filled_rows && *filled_rows == *o.filled_rows));
+  }
 };
 
 struct IaNode {

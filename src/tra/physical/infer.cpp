@@ -77,7 +77,7 @@ class Inference {
         n.params);
     // A kind without a type of its own (a movement, a filter) keeps its input's.
     const RelType& typed = own_type ? n.out_type : in(n).type;
-    n.type = RelType{bounding_frontier(n.dist, typed.key_arity()), typed.chunk_shape, typed.dtype, typed.stored};
+    n.type = RelType{bounding_frontier(n.dist, typed.key_arity()), typed.chunk_shape, typed.dtype, typed.stored, typed.filled};
     // A filter or a shuffle of a relation whose keys are each on one site
     // leaves them so.
     const bool keeps_keys_apart = (n.kind() == IaNode::Kind::LocalFilter || n.kind() == IaNode::Kind::Shuffle) && !in(n).scattered;

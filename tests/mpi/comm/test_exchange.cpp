@@ -1,7 +1,8 @@
 // Broadcast and shuffle of tuples across the ranks, checked against what each
 // rank can compute on its own: who should end with which keys and values,
 // for float64 and float32 chunks alike (a float32 chunk arrives as float32,
-// its values unchanged).
+// its values unchanged), and a shuffle of filled rows (a sparse product's
+// result) moving only those rows' floats.
 #include <gtest/gtest.h>
 
 #include "tra/comm/exchange.hpp"
@@ -80,6 +81,60 @@ TEST(Exchange, ShuffleSendsEachTupleToItsSite) {
       EXPECT_EQ(site(t.key), c.rank());
       EXPECT_EQ(t.chunk.dtype, type);
       EXPECT_EQ(t.chunk.to_host()[2], as_stored(third(t.key[0], t.key[1]), type)) << dtype_name(type);
+    }
+  }
+}
+
+// Tuple <r, i>'s chunk of 4 rows x 3: element (row, col) = r + i/10 +
+// row/100 + col/1000 in its filled rows, zero elsewhere. Tuple i's filled
+// rows: none (i = 0), rows with (i + row) % 3 == 0, all four (i = 4, as a
+// support), or unknown (i = 5: a chunk of any rows, all sent).
+std::vector<int> filled_rows_of(Index i) {
+  std::vector<int> rows;
+  for (int row = 0; row < 4; ++row)
+    if (i == 4 || i == 5 || (i > 0 && (i + row) % 3 == 0)) rows.push_back(row);
+  return rows;
+}
+
+std::vector<double> row_values(Index r, Index i) {
+  std::vector<double> v(12, 0.0);
+  for (int row : filled_rows_of(i))
+    for (int col = 0; col < 3; ++col) v[static_cast<size_t>(row * 3 + col)] = double(r) + double(i) / 10 + row / 100.0 + col / 1000.0;
+  return v;
+}
+
+TEST(Exchange, AShuffleOfFilledRowsSendsThoseRowsAloneAndTheyArriveInPlace) {
+  comm::Communicator c;
+  const int p = c.size();
+  for (DType type : kTypes) {
+    std::vector<Tuple> mine;
+    for (Index i = 0; i < 6; ++i) {
+      Chunk ch = Chunk::from_host(Shape{4, 3}, row_values(c.rank(), i), type);
+      if (i != 5) {
+        const std::vector<int> rows = filled_rows_of(i);
+        ch.row_support = OrdinalData("rows", rows.size());
+        Kokkos::deep_copy(ch.row_support, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(rows.data(), rows.size()));
+        ch.has_row_support = true;
+      }
+      mine.push_back({Key{c.rank(), i}, ch});
+    }
+    auto site = [p](const Key& k) { return static_cast<int>((k[0] + k[1] + 1) % p); };
+    Index sent = 0;
+    for (const Tuple& t : mine)
+      if (site(t.key) != c.rank()) sent += static_cast<Index>(filled_rows_of(t.key[1]).size()) * 3;
+    comm::Moved moved;
+    const auto got = comm::shuffle_filled_rows(c, mine, 2, Shape{4, 3}, type, site, moved);
+    EXPECT_EQ(moved.floats, p > 1 ? sent : 0);
+    size_t expected = 0;
+    for (int r = 0; r < p; ++r)
+      for (int i = 0; i < 6; ++i) expected += site(Key{r, i}) == c.rank();
+    ASSERT_EQ(got.size(), expected);
+    for (const Tuple& t : got) {
+      EXPECT_EQ(site(t.key), c.rank());
+      EXPECT_EQ(t.chunk.dtype, type);
+      const std::vector<double> want = row_values(t.key[0], t.key[1]);
+      const std::vector<double> have = t.chunk.to_host();
+      for (size_t e = 0; e < want.size(); ++e) EXPECT_EQ(have[e], as_stored(want[e], type)) << to_string(t.key) << " element " << e;
     }
   }
 }

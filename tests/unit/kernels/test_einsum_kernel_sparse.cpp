@@ -4,7 +4,8 @@
 // against the naive reference evaluator on A made dense (zeros where
 // nothing is stored), within 2·K·eps·Σ|terms|, in float64 and float32; adding
 // into an output (a sum aggregation's accumulator); the flops of the stored
-// entries; and the statements a sparse input cannot run in, refused.
+// entries; the rows a result is zero outside of; and the statements a
+// sparse input cannot run in, refused.
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -103,6 +104,41 @@ TEST(EinSumKernelSparse, AProductAndItsGradientMatchTheReference) {
   }
   EXPECT_TRUE(kernels::EinSumKernel(einsum::parse_einsum("M[v,h] = sum_u A[v,u] * H[u,h]", {"t", 1, 1}), kExtent, 0, 10).adds_into());
   EXPECT_FALSE(kernels::EinSumKernel(einsum::parse_einsum("M[h,v] = sum_u H[h,u] * A[v,u]", {"t", 1, 1}), kExtent, 1, 10).adds_into());
+}
+
+std::vector<int> support_of(const Chunk& c) {
+  if (!c.has_row_support) return {-1};
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.row_support);
+  return std::vector<int>(host.data(), host.data() + host.extent(0));
+}
+
+TEST(EinSumKernelSparse, AProductKnowsTheRowsOutsideOfWhichItIsZero) {
+  if (!kernels::sparse_product_built()) GTEST_SKIP() << "this build's Kokkos Kernels has no sparse component";
+  // A 6 x 8 block with entries in rows 1 and 4 and columns 2, 5 and 7: its
+  // product is zero outside rows 1 and 4, the transposed one outside rows
+  // 2, 5 and 7 (what a shuffle of filled rows sends, comm/exchange.hpp).
+  const std::map<std::string, Index> extent = {{"v", 6}, {"u", 8}, {"h", 3}};
+  const Chunk block =
+      Chunk::of_block(std::make_shared<const SparseBlock>(SparseBlock::from_entries(6, 8, {{1, 2, 0.5}, {4, 7, -1.5}, {1, 5, 2.0}, {4, 2, 1.0}})));
+  const Chunk h = Chunk::from_host({8, 3}, testing::random_floats({8, 3}, 5).v);
+  const Chunk d = Chunk::from_host({6, 3}, testing::random_floats({6, 3}, 6).v);
+  const auto kernel = [&](const char* text, int sparse_input) {
+    return kernels::EinSumKernel(einsum::parse_einsum(text, {"t", 1, 1}), extent, sparse_input, 4);
+  };
+  const kernels::EinSumKernel product = kernel("M[v,h] = sum_u A[v,u] * H[u,h]", 0);
+  const Chunk m = product.apply(block, &h);
+  EXPECT_EQ(support_of(m), (std::vector<int>{1, 4}));
+  const std::vector<double> mv = m.to_host();
+  for (Index v = 0; v < 6; ++v)
+    if (v != 1 && v != 4)
+      for (Index c = 0; c < 3; ++c) EXPECT_EQ(mv[static_cast<size_t>(v * 3 + c)], 0.0);
+  const Chunk g = kernel("G[u,h] = sum_v D[v,h] * A[v,u]", 1).apply(d, &block);
+  EXPECT_EQ(support_of(g), (std::vector<int>{2, 5, 7}));
+  // A result in another order, or one added into, has no rows of its own.
+  EXPECT_EQ(support_of(kernel("M[h,v] = sum_u H[h,u] * A[v,u]", 1).apply(Chunk::from_host({3, 8}, h.to_host()), &block)), (std::vector<int>{-1}));
+  Chunk sum = m;
+  product.apply_add(block, h, sum);
+  EXPECT_EQ(support_of(sum), (std::vector<int>{-1}));
 }
 
 TEST(EinSumKernelSparse, StatementsASparseInputCannotRunInAreRefused) {

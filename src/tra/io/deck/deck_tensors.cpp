@@ -2,6 +2,7 @@
 #include "tra/io/deck/deck_sections.hpp"
 #include "tra/io/hdf5/coordinate_lists.hpp"
 #include "tra/io/hdf5/dataset_extents.hpp"
+#include "tra/io/hdf5/filled_layout.hpp"
 
 namespace tra::io::deck {
 namespace {
@@ -69,7 +70,8 @@ class TensorsSection : public DeckValues {
 
   // {file: F, rows: R, cols: C, values: V}: a sparse 2-D tensor holding the
   // entries the coordinate lists give, counted now (the planner sizes the
-  // relation by them). Its shape is the deck's; it is data, read whole
+  // relation by them), with the rows and columns each block of each grid
+  // holds (what it charges a shuffle of a product by). Its shape is the deck's; it is data, read whole
   // (no batches) and never trained.
   // {file: F, index: H}: an index list, the one-hot [rows, cols] tensor with
   // entry i at (i, H[i]), value 1 (an embedding lookup's relation); data,
@@ -99,6 +101,7 @@ class TensorsSection : public DeckValues {
                               "'");
     try {
       s.entries = hdf5::coordinate_count({s.file, s.rows, s.cols, s.values});
+      if (!index) s.filled = std::make_shared<const FilledLayout>(hdf5::filled_layout({s.file, s.rows, s.cols, s.values}, d.shape));
     } catch (const UserError& e) {
       throw UserError(loc(tensor), "tensor '" + d.name + "': " + e.what());
     }

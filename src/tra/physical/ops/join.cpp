@@ -36,6 +36,17 @@ bool joined_exactly_once(const IaNode& n, const IaNode& l, const IaNode& r, cons
   return std::equal(expected.begin(), expected.end(), produced.begin(), produced.end(), [](const Key& e, const Key* k) { return e == *k; });
 }
 
+// A sparse product whose result rows are its block's (kernels::
+// EinSumKernel::rows_follow_block), nothing applied after it, and a
+// sparse input whose blocks' filled lines are known: that table, and
+// whether the result's rows are the blocks' columns (A read transposed).
+const FilledByBlock* filled_blocks(const JoinParams& p, const IaNode& sparse_in, bool& by_column) {
+  const auto& k = p.kernel.call.kernel;
+  if (!k || !k->rows_follow_block() || p.kernel.zip || !p.kernel.then.identity() || !sparse_in.type.filled) return nullptr;
+  by_column = k->sparse_transposed();
+  return sparse_in.type.filled.get();
+}
+
 }  // namespace
 
 void infer(JoinParams& p, IaNode& n, const Context& c) {
@@ -54,6 +65,17 @@ void infer(JoinParams& p, IaNode& n, const Context& c) {
   for (const auto& [k, site] : r.dist.at)
     right[static_cast<size_t>((r.dist.everywhere ? kEverySite : site) + 1)][project(k, p.keys_right)].push_back(&k);
   n.dist.everywhere = l.dist.everywhere && r.dist.everywhere;
+  // Each result tuple's filled rows, where known (Distribution::filled_rows).
+  const int sparse = p.kernel.call.kernel ? p.kernel.call.kernel->sparse_input() : -1;
+  bool by_column = false;
+  const FilledByBlock* filled = sparse < 0 ? nullptr : filled_blocks(p, c.in(n, sparse), by_column);
+  std::vector<Index> filled_rows;
+  auto note_filled = [&](const Key& block) {
+    if (!filled) return;
+    const auto it = filled->find(block);
+    if (it == filled->end()) filled = nullptr;  // keyed otherwise (a replica): not known
+    else filled_rows.push_back(by_column ? it->second.cols : it->second.rows);
+  };
   for (const auto& entry : l.dist.at) {  // (no structured binding: lambdas capture it only from C++20)
     const Key& lk = entry.first;
     const int lsite = entry.second;
@@ -62,7 +84,10 @@ void infer(JoinParams& p, IaNode& n, const Context& c) {
       const auto& at_site = right[static_cast<size_t>(rsite + 1)];
       auto m = at_site.find(joined);
       if (m == at_site.end()) return;
-      for (const Key* rk : m->second) n.dist.at.emplace_back(out_key(lk, *rk), out_site);
+      for (const Key* rk : m->second) {
+        n.dist.at.emplace_back(out_key(lk, *rk), out_site);
+        note_filled(sparse == 0 ? lk : *rk);
+      }
     };
     if (l.dist.everywhere && r.dist.everywhere) emit(kEverySite, kEverySite);
     else if (l.dist.everywhere)
@@ -70,6 +95,7 @@ void infer(JoinParams& p, IaNode& n, const Context& c) {
     else if (r.dist.everywhere) emit(kEverySite, lsite);
     else emit(lsite, lsite);
   }
+  if (filled) n.dist.filled_rows = std::make_shared<const std::vector<Index>>(std::move(filled_rows));
   // Every pair of matching keys must meet exactly once.
   bool co_located;
   if (!l.scattered && !r.scattered) {

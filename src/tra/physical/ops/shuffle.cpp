@@ -17,14 +17,19 @@ void infer(ShuffleParams& p, IaNode& n, const Context& c) {
   p.placement.fix_grid(p.site_grid, s);
   const Index f = volume(x.type.chunk_shape);
   if (x.type.sparse() && !x.dist.everywhere) n.invalid = "shuffles a sparse relation (its blocks are read where they are needed instead)";
+  // A sparse product's result travels as its filled rows alone.
+  const std::vector<Index>* filled = x.dist.filled_rows.get();
+  const Index row_floats = filled && f > 0 ? f / x.type.chunk_shape.at(0) : 0;
   std::vector<Index> sent(static_cast<size_t>(s), 0), received(static_cast<size_t>(s), 0);
-  for (const auto& [k, site] : x.dist.at) {
+  for (size_t i = 0; i < x.dist.at.size(); ++i) {
+    const auto& [k, site] = x.dist.at[i];
     const int to = p.placement.site_of(k, p.site_grid, s);
     n.dist.at.emplace_back(k, to);  // from everywhere: each site keeps its own, nothing moves
     if (!x.dist.everywhere && site != to) {
-      n.predicted_floats += f;
-      sent[static_cast<size_t>(site)] += f;
-      received[static_cast<size_t>(to)] += f;
+      const Index floats = filled ? (*filled)[i] * row_floats : f;
+      n.predicted_floats += floats;
+      sent[static_cast<size_t>(site)] += floats;
+      received[static_cast<size_t>(to)] += floats;
     }
   }
   n.paper_cost = static_cast<double>(x.dist.tuples() * f);
