@@ -433,10 +433,14 @@ std::vector<Tuple> shuffle_rows_as(const Communicator& c, std::vector<Tuple> min
     Key key = key_at(keys, t, key_arity + 1);
     key.pop_back();
     TRA_ASSERT(site(key) == c.rank(), "shuffle: rank " << c.rank() << " received key " << to_string(key) << " of another rank");
-    if (got_rows[t] == rows) {  // every row, in order: the buffer's own
-      out.push_back({std::move(key), Chunk(chunk_shape, ElementData<T>(Kokkos::subview(recv.data, std::make_pair(at * static_cast<size_t>(width),
-                                                                                                                 (at + static_cast<size_t>(rows)) *
-                                                                                                                     static_cast<size_t>(width)))))});
+    // Each tuple in a chunk of its own, none a view into the buffer (which
+    // holds the rows sent alone, and then goes on return, as the memory
+    // estimate counts it).
+    if (got_rows[t] == rows) {  // every row, in order
+      const size_t from = at * static_cast<size_t>(width);
+      Chunk whole = Chunk::uninitialized(chunk_shape, dtype_of<T>());
+      Kokkos::deep_copy(whole.elements<T>(), Kokkos::subview(recv.data, std::make_pair(from, from + static_cast<size_t>(rows * width))));
+      out.push_back({std::move(key), std::move(whole)});
       continue;
     }
     OrdinalData numbers(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::row_numbers"), static_cast<size_t>(got_rows[t]));

@@ -29,7 +29,7 @@ struct Chunk {
   // A sparse product's result (kernels/einsum_kernel.hpp) is zero outside
   // the rows its block has entries in: those rows, ascending, so that a
   // shuffle the plan counts by them sends only these
-  // (comm::shuffle_rows). Set by the kernel that wrote the whole chunk;
+  // (comm::shuffle_filled_rows). Set by the kernel that wrote the whole chunk;
   // whatever writes over a chunk in place clears it.
   OrdinalData row_support;
   bool has_row_support = false;

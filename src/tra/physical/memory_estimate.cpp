@@ -21,11 +21,13 @@ std::vector<std::int64_t> passed_through(const IaPlan& plan, const IaNode& n, in
 
 // Bytes per site a Shuffle packs into one send buffer (comm/exchange.cpp):
 // the tuples it sends, held twice while it runs, beside its input and its
-// result; empty for other kinds.
+// result; empty for other kinds. A shuffle of filled rows holds the rows it
+// sends and, beside its result's chunks, the rows it receives.
 std::vector<std::int64_t> packed_for_sending(const IaPlan& plan, const IaNode& n, int nsites) {
   if (n.kind() != IaNode::Kind::Shuffle || n.inputs.size() != 1) return {};
   const IaNode& in = plan.nodes[static_cast<size_t>(n.inputs[0])];
   if (in.dist.everywhere) return {};  // every site keeps its own: nothing is sent
+  if (in.dist.filled_rows) return ops::filled_rows_buffer_bytes(n, {plan, nsites});
   std::vector<std::int64_t> sent = ops::held_bytes(in, nsites);
   const std::vector<std::int64_t> stay = passed_through(plan, n, nsites);
   for (int s = 0; s < nsites; ++s) sent[static_cast<size_t>(s)] -= stay[static_cast<size_t>(s)];

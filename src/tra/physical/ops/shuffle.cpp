@@ -63,5 +63,21 @@ std::string typing_problem(const ShuffleParams& p, const IaNode& n, const Contex
   return placement_problem(p.placement, n.type.key_arity());
 }
 
+std::vector<std::int64_t> filled_rows_buffer_bytes(const IaNode& n, const Context& c) {
+  const IaNode& in = c.in(n);
+  if (!in.dist.filled_rows || in.dist.everywhere) return {};
+  const Index rows = in.type.chunk_shape.empty() ? 0 : in.type.chunk_shape[0];
+  const std::int64_t row_bytes = rows == 0 ? 0 : volume(in.type.chunk_shape) / rows * static_cast<std::int64_t>(element_bytes(in.type.dtype));
+  std::vector<std::int64_t> bytes(static_cast<size_t>(c.nsites), 0);
+  for (size_t i = 0; i < in.dist.at.size(); ++i) {
+    const int from = in.dist.at[i].second, to = n.dist.at[i].second;
+    if (from == to) continue;
+    const std::int64_t b = (*in.dist.filled_rows)[i] * row_bytes;
+    bytes[static_cast<size_t>(from)] += b;
+    bytes[static_cast<size_t>(to)] += b;
+  }
+  return bytes;
+}
+
 }  // namespace ops
 }  // namespace tra::physical

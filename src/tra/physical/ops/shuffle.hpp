@@ -36,6 +36,11 @@ std::vector<std::int64_t> bytes_passed_through(const ShuffleParams& p, const IaN
 // Why n's keys, groups or placement disagree with its relation's types, or
 // "" (physical/verify.cpp).
 std::string typing_problem(const ShuffleParams& p, const IaNode& n, const Context& c);
+// A shuffle of filled rows (its input's Distribution::filled_rows): per
+// site, the bytes of the rows it sends and of those it receives, which it
+// holds in buffers beside its input and its result while it runs
+// (comm::shuffle_filled_rows); empty for a shuffle of whole chunks.
+std::vector<std::int64_t> filled_rows_buffer_bytes(const IaNode& n, const Context& c);
 }  // namespace ops
 
 }  // namespace tra::physical

@@ -1,8 +1,9 @@
 // A Shuffle's floats (physical/ops/shuffle.cpp): a sparse product's result
 // moves its filled rows alone, so the plan charges each moved tuple the rows
 // of its block that hold an entry (the columns, for a product by the block
-// transposed) times the row's floats; checked against the rows counted by
-// sets from the example graph's coordinate lists.
+// transposed) times the row's floats, and holds the rows it sends and
+// receives in buffers while it runs (the memory estimate); checked against
+// the rows counted by sets from the example graph's coordinate lists.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -13,6 +14,7 @@
 #include "tra/logical/lower.hpp"
 #include "tra/physical/compile.hpp"
 #include "tra/physical/infer.hpp"
+#include "tra/physical/ops/ops.hpp"
 
 namespace tra::physical {
 namespace {
@@ -58,15 +60,21 @@ TEST(ShuffleCost, ASparseProductsResultMovesItsFilledRowsAlone) {
     // M's result keys are (v, u, h), A's block (v, u); G's (v, h, u), A's (v, u) read transposed.
     const bool transposed = join.join().kernel.call.kernel->sparse_transposed();
     Index expected = 0, whole = 0;
+    std::vector<std::int64_t> buffers(2, 0);  // each site's rows sent and received, 8 bytes a float
     for (size_t i = 0; i < join.dist.at.size(); ++i) {
       const auto& [key, site] = join.dist.at[i];
       const Key block = transposed ? Key{key[0], key[2]} : Key{key[0], key[1]};
       const Index lines = filled_lines(block, transposed);
       EXPECT_EQ((*join.dist.filled_rows)[i], lines) << to_string(key);
-      if (s.dist.at[i].second != site) expected += lines * 4, whole += 500 * 4;
+      const int to = s.dist.at[i].second;
+      if (to == site) continue;
+      expected += lines * 4, whole += 500 * 4;
+      buffers[static_cast<size_t>(site)] += lines * 4 * 8, buffers[static_cast<size_t>(to)] += lines * 4 * 8;
     }
     EXPECT_EQ(s.predicted_floats, expected);
     EXPECT_LT(expected, whole);  // fewer than the whole chunks: some rows of the graph's blocks hold nothing
+    // What the memory estimate holds beside its input and result while it runs.
+    EXPECT_EQ(ops::filled_rows_buffer_bytes(s, {p, 2}), buffers);
     ++shuffles;
   }
   EXPECT_EQ(shuffles, 2);
