@@ -13,7 +13,6 @@ namespace tra {
 // Rows and columns of one block holding at least one entry.
 struct FilledLines {
   Index rows = 0, cols = 0;
-  bool operator==(const FilledLines& o) const { return rows == o.rows && cols == o.cols; }
 };
 
 // One grid's blocks, by key (i, j).

@@ -71,8 +71,8 @@ class TensorsSection : public DeckValues {
   // {file: F, rows: R, cols: C, values: V}: a sparse 2-D tensor holding the
   // entries the coordinate lists give, counted now (the planner sizes the
   // relation by them), with the rows and columns each block of each grid
-  // holds (what it charges a shuffle of a product by). Its shape is the deck's; it is data, read whole
-  // (no batches) and never trained.
+  // holds (what it charges a shuffle of a product by). Its shape is the
+  // deck's; it is data, read whole (no batches) and never trained.
   // {file: F, index: H}: an index list, the one-hot [rows, cols] tensor with
   // entry i at (i, H[i]), value 1 (an embedding lookup's relation); data,
   // which may be read in batches of rows.

@@ -14,6 +14,10 @@
 
 namespace tra::io::hdf5 {
 
+// Entries a reader takes from the lists at a time (a few tens of MiB of
+// buffers, whatever the lists' length).
+inline constexpr hsize_t kCoordinatePiece = hsize_t{1} << 20;
+
 struct CoordinateLists {
   std::string file;
   std::string rows, cols, values;  // dataset paths

@@ -10,9 +10,6 @@ namespace tra::io::hdf5 {
 
 namespace {
 
-// Entries read per piece: 24 MiB of buffers, whatever the lists' length.
-constexpr hsize_t kPiece = hsize_t{1} << 20;
-
 // The lists' entries [begin, end) of a tensor of `shape` read in pieces,
 // each checked inside the tensor (a located UserError otherwise: every rank
 // reads every entry, so every rank finds it) and handed to
@@ -23,8 +20,8 @@ void for_each_entry(const OpenCoordinateLists& lists, const CoordinateLists& src
                     bool values, Visit&& visit) {
   std::vector<long long> rows, cols;
   std::vector<double> vals;
-  for (hsize_t from = begin; from < end; from += kPiece) {
-    const hsize_t n = std::min(kPiece, end - from);
+  for (hsize_t from = begin; from < end; from += kCoordinatePiece) {
+    const hsize_t n = std::min(kCoordinatePiece, end - from);
     if (values) lists.read(from, n, rows, cols, vals);
     else lists.read_places(from, n, rows, cols);
     for (hsize_t i = 0; i < n; ++i) {

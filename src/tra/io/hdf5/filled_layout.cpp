@@ -7,9 +7,6 @@
 namespace tra::io::hdf5 {
 namespace {
 
-// Entries read per piece (16 MiB of buffers).
-constexpr hsize_t kPiece = hsize_t{1} << 20;
-
 // The finest level that cuts `extent` into 2^level equal parts, at most
 // FilledLayout::kMaxLevel (64 parts: one bit each in a 64-bit word).
 int finest_level(Index extent) {
@@ -67,8 +64,8 @@ FilledLayout filled_layout(const CoordinateLists& src, const Shape& shape) {
   // finest row parts.
   std::vector<std::uint64_t> by_row(static_cast<size_t>(shape[0]), 0), by_col(static_cast<size_t>(shape[1]), 0);
   std::vector<long long> rows, cols;
-  for (hsize_t from = 0; from < lists.length(); from += kPiece) {
-    const hsize_t n = std::min(kPiece, lists.length() - from);
+  for (hsize_t from = 0; from < lists.length(); from += kCoordinatePiece) {
+    const hsize_t n = std::min(kCoordinatePiece, lists.length() - from);
     lists.read_places(from, n, rows, cols);
     for (hsize_t i = 0; i < n; ++i) {
       const long long r = rows[i], c = cols[i];
