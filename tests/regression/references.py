@@ -286,9 +286,15 @@ def epoch_order(batches, seed, epoch):
     """train: order: shuffled — the batch order of one epoch, as
     docs/training.md specifies it: a Fisher-Yates shuffle driven by
     SplitMix64 seeded with seed XOR (epoch * 0xD1B54A32D192ED03)."""
-    state = (seed ^ (epoch * 0xD1B54A32D192ED03)) & MASK64
-    order = list(range(batches))
-    for i in range(batches - 1, 0, -1):
+    return fisher_yates(batches, seed ^ (epoch * 0xD1B54A32D192ED03))
+
+
+def fisher_yates(n, state):
+    """A permutation of range(n): a Fisher-Yates shuffle driven by SplitMix64
+    from `state` (docs/training.md)."""
+    state &= MASK64
+    order = list(range(n))
+    for i in range(n - 1, 0, -1):
         state = (state + 0x9E3779B97F4A7C15) & MASK64
         z = state
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64

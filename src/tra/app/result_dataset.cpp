@@ -15,4 +15,19 @@ io::hdf5::DatasetData result_dataset(const exec::Executor& ex, const physical::I
   return ds;
 }
 
+io::hdf5::DatasetData host_dataset(const exec::HostTensor& t, const Shape& chunk_shape, const std::string& dataset, const comm::Communicator& c) {
+  io::hdf5::DatasetData ds;
+  ds.dataset = dataset;
+  ds.tensor_shape = t.shape;
+  Shape grid(t.shape.size());
+  for (size_t d = 0; d < grid.size(); ++d) {
+    TRA_ASSERT(t.shape[d] % chunk_shape[d] == 0, "chunks tile the tensor");
+    grid[d] = t.shape[d] / chunk_shape[d];
+  }
+  for_each_key(grid, [&](const Key& key) {
+    if (linearize(key, grid) % c.size() == c.rank()) ds.local.push_back({key, exec::slice(t, chunk_shape, key)});
+  });
+  return ds;
+}
+
 }  // namespace tra::app

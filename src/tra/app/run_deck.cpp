@@ -11,6 +11,7 @@
 
 #include "tra/app/checkpoint.hpp"
 #include "tra/app/json_report.hpp"
+#include "tra/app/local_rounds.hpp"
 #include "tra/app/output_paths.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/provenance.hpp"
@@ -262,6 +263,7 @@ struct Run {
   Stopwatch planning;
   MemoryLimit limit;
   PlannedDeck planned;
+  std::unique_ptr<RoundsPlan> rounds;  // a training run by rounds (train: method: local_sgd | ist)
   // where
   std::vector<PlannedOutput> outputs;
   bool training = false;
@@ -274,12 +276,15 @@ struct Run {
   std::unique_ptr<exec::Executor> executor;
   double execute_seconds = 0;
   std::vector<IterationTimes> iterations;  // a training run's
+  std::map<std::string, exec::HostTensor> trained;  // a run by rounds': every loop-carried tensor, whole
   // write
   RunFacts facts;
   std::string report;  // the per-operator summary
   double writing_seconds = 0;
 
   const physical::IaPlan& ia() const { return planned.optimized.chosen; }
+  // The plan the executor ran: a run by rounds runs one site's.
+  const PlannedDeck& executed() const { return rounds ? rounds->site : planned; }
 };
 
 // Rank 0 reads the deck and every rank plans from that text: plans are made
@@ -340,6 +345,8 @@ void plan_stage(Run& r) {
     if (r.wf.run.memory_per_rank > 0) throw UserError(r.wf.run.memory_per_rank_loc, need);
     throw UserError(SourceLoc{r.opt.deck, 0, 0}, need + " (run: memory_per_rank: in the deck)");
   }
+  if (r.wf.train && r.wf.train->by_rounds())
+    comm::agree(c, [&] { r.rounds = std::make_unique<RoundsPlan>(plan_rounds(r.wf, planned, r.optimizer, c.size())); });
   for (const auto& [where, what] : model::unused(r.wf)) Log::warn(where.str() + ": " + what);
   if (r.wf.outputs.empty()) {
     std::string sinks;
@@ -359,6 +366,8 @@ void files_stage(Run& r) {
   comm::agree(r.c, [&] {
     r.outputs = plan_outputs(wf, r.ia(), r.planned.output_nodes, opt.output_dir);
     if (!opt.resume.empty() && !r.training) throw UserError("--resume " + opt.resume + ": the deck does not train (no train: optimizer:)");
+    if (!opt.resume.empty() && r.rounds)
+      throw UserError("--resume " + opt.resume + ": a run by rounds (train: method: " + r.rounds->method + ") has no checkpoints to resume from yet");
     // A training run's log and checkpoint go where outputs go.
     if (r.training && !wf.train->log_file.empty()) r.train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
     if (r.training && !wf.train->checkpoint_file.empty()) r.train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
@@ -395,7 +404,8 @@ void explain_stage(Run& r) {
               r.limit.origin);
     Log::info("== reads: inputs read on more than one rank add " + std::to_string(chosen_candidate(planned).replicated_reads) +
               " floats beyond their first copy");
-    if (r.training)
+    if (r.rounds) Log::info(r.rounds->text());
+    else if (r.training)
       Log::info("== between iterations the loop-carried tensors move " + std::to_string(planned.carried_floats) + " floats (predicted)");
   }
   if (opt.dry_run) {
@@ -422,11 +432,19 @@ void execute_stage(Run& r) {
         check_other_files(r.wf, r.outputs, r.other_files);
       });
     };
-    TrainingRun run = run_iterations(r.planned, *r.wf.train, c, keep, analyze, r.train_files, std::move(r.resume), check_files,
-                                     r.limit.bytes - r.planned.memory.peak_bytes);
-    r.executor = std::move(run.last);
-    r.iterations = std::move(run.iterations);
-    r.execute_seconds = run.seconds;
+    if (r.rounds) {
+      RoundsRun run = run_rounds(*r.rounds, r.planned, c, analyze, r.train_files, check_files);
+      r.executor = std::move(run.last);
+      r.trained = std::move(run.trained);
+      r.iterations = std::move(run.iterations);
+      r.execute_seconds = run.seconds;
+    } else {
+      TrainingRun run = run_iterations(r.planned, *r.wf.train, c, keep, analyze, r.train_files, std::move(r.resume), check_files,
+                                       r.limit.bytes - r.planned.memory.peak_bytes);
+      r.executor = std::move(run.last);
+      r.iterations = std::move(run.iterations);
+      r.execute_seconds = run.seconds;
+    }
   } else {
     r.executor = std::make_unique<exec::Executor>(ia, c, keep, analyze);
     Log::progress("executing " + std::to_string(ia.nodes.size()) + " IA operators");
@@ -442,8 +460,9 @@ void execute_stage(Run& r) {
     r.execute_seconds = c.max(running.seconds());
   }
   const exec::Executor& ex = *r.executor;
-  r.report = format_report(ia, ex.stats(), ex.totals(), r.execute_seconds, r.iterations);
-  if (r.opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(ia, r.planned.optimized.cost, ex.stats()));
+  const PlannedDeck& executed = r.executed();
+  r.report = format_report(executed.optimized.chosen, ex.stats(), ex.totals(), r.execute_seconds, r.iterations);
+  if (r.opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(executed.optimized.chosen, executed.optimized.cost, ex.stats()));
 }
 
 // The outputs, each file with the run's provenance.
@@ -465,12 +484,14 @@ void write_stage(Run& r) {
   for (const auto& o : r.outputs) {
     auto& f = files[o.path];
     f.path = o.path;
-    f.datasets.push_back(result_dataset(ex, r.ia(), o.ia_node, o.decl->dataset, c));
+    if (r.rounds) f.datasets.push_back(host_dataset(r.trained.at(o.decl->tensor), r.ia().node(o.ia_node).type.chunk_shape, o.decl->dataset, c));
+    else f.datasets.push_back(result_dataset(ex, r.ia(), o.ia_node, o.decl->dataset, c));
     f.datasets.back().storage = o.storage;
   }
   // Every file records the same (rank 0's times: the writer writes rank 0's attributes).
-  const std::map<std::string, std::string> recorded = provenance(
-      r.wf, r.facts, {r.planned.lowering.plan.str(), r.ia().str(), r.report, json_report(r.planned, ex.stats(), ex.totals(), r.facts, r.iterations)});
+  const std::map<std::string, std::string> recorded = provenance(r.wf, r.facts,
+                                                                 {r.executed().lowering.plan.str(), r.executed().optimized.chosen.str(), r.report,
+                                                                  json_report(r.executed(), ex.stats(), ex.totals(), r.facts, r.iterations)});
   for (auto& [path, f] : files) {
     f.attributes = recorded;
     Log::progress("writing " + path);
@@ -498,7 +519,7 @@ void report_stage(Run& r) {
     const exec::Executor& ex = *r.executor;
     comm::agree(r.c, [&] {
       if (r.c.rank() == 0)
-        io::write_text_file(r.report_path, json_report(r.planned, ex.stats(), ex.totals(), r.facts, r.iterations), "the JSON report");
+        io::write_text_file(r.report_path, json_report(r.executed(), ex.stats(), ex.totals(), r.facts, r.iterations), "the JSON report");
     });
     Log::info("wrote the run report to " + r.report_path);
   }

@@ -7,6 +7,7 @@
 
 #include "tra/app/input_file_stamps.hpp"
 #include "tra/app/kept_inputs.hpp"
+#include "tra/app/training_log.hpp"
 #include "tra/autodiff/updates.hpp"
 #include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
@@ -16,7 +17,6 @@
 #include "tra/common/timer.hpp"
 #include "tra/exec/host_tensor.hpp"
 #include "tra/exec/input_cache.hpp"
-#include "tra/io/text_file.hpp"
 #include "tra/kernels/finite.hpp"
 #include "tra/model/batch_order.hpp"
 #include "tra/physical/memory_estimate.hpp"
@@ -84,28 +84,6 @@ std::set<int> kept_inputs(const physical::IaPlan& ia, Index batches, Index runs,
   return scans;
 }
 
-// The log as CSV: one row per iteration run.
-class TrainingLog {
- public:
-  TrainingLog() {
-    text_ << "iteration,batch,loss,seconds,reading_seconds\n";
-    text_.precision(17);
-  }
-  void add(Index iteration, Index batch, double loss, double seconds, double reading) {
-    text_ << iteration << "," << batch << "," << loss << "," << seconds << "," << reading << "\n";
-  }
-  // Rank 0 writes it whole (under a temporary name, renamed into place); a
-  // failure there (a full disk, the folder gone) stops every rank.
-  void write(const comm::Communicator& c, const std::string& path) const {
-    comm::agree(c, [&] {
-      if (!path.empty() && c.rank() == 0) io::write_text_file(path, text_.str(), "the training log");
-    });
-  }
-
- private:
-  std::ostringstream text_;
-};
-
 }  // namespace
 
 TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c, std::set<int> keep,
@@ -130,7 +108,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   // where the update's chunks differ from the read's), else each Scan's tuples.
   std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = std::move(resume.carried);
   std::map<int, std::vector<Tuple>> in_place;
-  TrainingLog log;
+  TrainingLog log("iteration,batch,loss,seconds,reading_seconds");
   TrainingRun run;
   Index carried_moved = 0;
   Index last_checkpoint = 0;  // the iterations the last checkpoint this run wrote holds (0: none written)
@@ -211,7 +189,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     Index moved = 0;
     for (const exec::NodeRun& r : ex->stats()) moved += r.floats_moved;
     run.iterations.push_back({t, ex->totals().reading, ex->totals().operators, moved});
-    log.add(iteration, batch, loss, t, ex->totals().reading);
+    log.add({static_cast<double>(iteration), static_cast<double>(batch), loss, t, ex->totals().reading});
     if (!std::isfinite(loss)) stop(iteration, "the loss " + train.loss + " is " + (std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf"));
     if (!broken.empty())
       stop(iteration,

@@ -188,6 +188,17 @@ struct TrainSettings {
   std::string checkpoint_file;  // "" = none; resolved like outputs
   Index checkpoint_every = 0;
   SourceLoc checkpoint_loc;
+  // method: — how the ranks share the training (app/local_rounds.hpp):
+  // every step one plan over all ranks (synchronous), or rounds of
+  // `local_steps` steps each rank takes alone on its own batches, after
+  // which the ranks average their models (local_sgd) or, under Independent
+  // Subnet Training (ist, thesis ch. 2), each trains the subnetwork of the
+  // hidden neurons dealt to it, drawn afresh each round from `subnet_seed`.
+  enum class Method { Synchronous, LocalSgd, Ist } method = Method::Synchronous;
+  Index local_steps = 0;  // J (local_sgd, ist)
+  std::uint64_t subnet_seed = 0;  // ist's neuron assignments
+  SourceLoc method_loc;
+  bool by_rounds() const { return method != Method::Synchronous; }
 };
 
 // params: {n: 512} — a deck value named once and referenced as $n.

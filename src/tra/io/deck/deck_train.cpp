@@ -14,7 +14,7 @@ class TrainSection : public DeckValues {
   // to it) are the gradient pass's (autodiff/).
   void read_train(const YAML::Node& train, Workflow& wf) {
     if (!train.IsMap()) fail(train, "'train' must be a mapping with 'loss' (a scalar tensor of the graph)");
-    check_keys(train, {"loss", "optimizer", "iterations", "epochs", "order", "log", "checkpoint"}, "train");
+    check_keys(train, {"loss", "optimizer", "iterations", "epochs", "order", "log", "checkpoint", "method", "local_steps", "seed"}, "train");
     model::TrainSettings t;
     t.loc = loc(train);
     t.loss = scalar(train, "loss", "train");
@@ -61,7 +61,34 @@ class TrainSection : public DeckValues {
       t.log_loc = text_loc(l["file"]);
       if (!t.optimizer) fail(l, "'log' records iterations; it needs an 'optimizer' and 'iterations'");
     }
+    read_method(train, t);
     wf.train = t;
+  }
+
+  // method: synchronous | local_sgd | ist, with local_steps: J and (ist)
+  // seed: S. Which graphs IST can cut is the planner's check
+  // (model/hidden_layers.hpp).
+  void read_method(const YAML::Node& train, model::TrainSettings& t) const {
+    const YAML::Node m = train["method"], steps = train["local_steps"], seed = train["seed"];
+    const std::string method = m ? scalar(train, "method", "train") : "synchronous";
+    if (m) t.method_loc = text_loc(m);
+    if (method == "local_sgd") t.method = model::TrainSettings::Method::LocalSgd;
+    else if (method == "ist") t.method = model::TrainSettings::Method::Ist;
+    else if (method != "synchronous") fail(m, "unknown method '" + method + "'; expected synchronous, local_sgd or ist");
+    if (!t.by_rounds()) {
+      if (steps) fail(steps, "'local_steps' counts the steps a rank takes alone, under method local_sgd or ist; this run is synchronous");
+      if (seed) fail(seed, "'seed' draws IST's neuron assignments (method: ist); the batch order's seed is order: {kind: shuffled, seed: S}");
+      return;
+    }
+    if (!t.optimizer) fail(m, "method " + method + " trains in rounds of local steps; it needs an 'optimizer' and 'iterations'");
+    if (!steps) fail(m, "method " + method + " needs 'local_steps' (the steps each rank takes alone between two synchronizations)");
+    t.local_steps = integer(steps, "local_steps", 1);
+    if (seed) {
+      if (t.method != model::TrainSettings::Method::Ist) fail(seed, "'seed' draws IST's neuron assignments; method local_sgd draws none");
+      t.subnet_seed = seed_value(seed, "seed");
+    }
+    if (const YAML::Node c = train["checkpoint"])
+      fail(c, "checkpoints of a run by rounds (method " + method + ") are not supported yet; train it without 'checkpoint'");
   }
 
   // order: sequential | shuffled | {kind: shuffled, seed: S}

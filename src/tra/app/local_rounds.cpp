@@ -1,0 +1,364 @@
+#include "tra/app/local_rounds.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <sstream>
+
+#include "tra/app/training_log.hpp"
+#include "tra/autodiff/updates.hpp"
+#include "tra/comm/value_exchange.hpp"
+#include "tra/common/log.hpp"
+#include "tra/common/timer.hpp"
+#include "tra/io/generators.hpp"
+#include "tra/io/hdf5/reader.hpp"
+#include "tra/model/batch_order.hpp"
+#include "tra/physical/optimizer.hpp"
+
+namespace tra::app {
+
+namespace {
+
+using model::TrainSettings;
+
+const char* method_name(TrainSettings::Method m) { return m == TrainSettings::Method::Ist ? "ist" : "local_sgd"; }
+
+std::string floats_text(Index n) { return std::to_string(n) + " floats"; }
+
+// A loop-carried tensor's starting values, whole: its declaration's source
+// (a parameter's initial values, an optimizer state's zeros), as the
+// synchronous run's Scans read them.
+exec::HostTensor initial_values(const model::TensorDecl& t, DType dtype, const comm::Communicator& self) {
+  const Key origin(t.shape.size(), 0);
+  Chunk chunk;
+  if (const auto* g = std::get_if<model::Generator>(&t.source)) chunk = io::generate_chunk(*g, t.shape, t.shape, origin, dtype);
+  else chunk = io::hdf5::read_chunks(self, std::get<model::Hdf5Source>(t.source), t.shape, {origin}, {}, dtype).at(0).chunk;
+  return {t.shape, chunk.to_host()};
+}
+
+// Where each entry of a cut tensor was last trained: a rank, or kEverywhere
+// (its initial value, which every rank holds).
+constexpr std::int8_t kEverywhere = -1;
+
+// The entries of each site's subnetwork in one tensor: offsets into the
+// whole tensor, in the site's row-major order.
+std::vector<Index> site_offsets(const RoundsPlan::Carried& x, const std::vector<std::vector<std::vector<Index>>>& dealt, int site) {
+  std::vector<const std::vector<Index>*> keep(x.layers.size(), nullptr);
+  for (size_t d = 0; d < x.layers.size(); ++d)
+    if (x.layers[d] >= 0) keep[d] = &dealt[static_cast<size_t>(x.layers[d])][static_cast<size_t>(site)];
+  return exec::cut_offsets(x.whole, keep);
+}
+
+// The sites' copies of the whole network and where each cut entry is current.
+class Network {
+ public:
+  Network(const RoundsPlan& plan, const model::Workflow& whole, DType dtype, const comm::Communicator& c) : plan_(plan), c_(c) {
+    comm::Communicator self(MPI_COMM_SELF);
+    for (const auto& [name, x] : plan.carried) {
+      values_[name] = initial_values(*whole.find_tensor(name), dtype, self);
+      if (x.cut()) home_[name].assign(values_[name].values.size(), kEverywhere);
+    }
+  }
+
+  // This site's tensors for a round whose neurons are `dealt` (per layer,
+  // per site): the entries held elsewhere come in one exchange. Every rank
+  // walks every site's entries in the same order, so each knows what it
+  // sends and receives without asking.
+  std::map<std::string, exec::HostTensor> assemble(const std::vector<std::vector<std::vector<Index>>>& dealt, Index& assembled, Index& moved) {
+    const int n = c_.size(), me = c_.rank();
+    std::vector<std::vector<Scalar>> to_rank(static_cast<size_t>(n));
+    std::vector<Index> from_counts(static_cast<size_t>(n), 0);
+    std::map<std::string, std::vector<Index>> mine;  // my entries' offsets
+    std::map<std::string, std::vector<std::int8_t>> source;  // and where each comes from
+    for (const auto& [name, x] : plan_.carried) {
+      if (!x.cut()) continue;
+      std::vector<std::int8_t>& home = home_.at(name);
+      const std::vector<Scalar>& values = values_.at(name).values;
+      for (int t = 0; t < n; ++t) {
+        std::vector<Index> offsets = site_offsets(x, dealt, t);
+        assembled += static_cast<Index>(offsets.size());
+        std::vector<std::int8_t> from;
+        for (Index o : offsets) {
+          std::int8_t& h = home[static_cast<size_t>(o)];
+          if (t == me) {
+            from.push_back(h);
+            if (h != kEverywhere && h != me) ++from_counts[static_cast<size_t>(h)];
+          } else if (h == me) {
+            to_rank[static_cast<size_t>(t)].push_back(values[static_cast<size_t>(o)]);
+          }
+          h = static_cast<std::int8_t>(t);  // where it is trained this round, and current after it
+        }
+        if (t == me) mine[name] = std::move(offsets), source[name] = std::move(from);
+      }
+    }
+    comm::Moved sent;
+    const std::vector<Scalar> received = comm::exchange_values(c_, to_rank, from_counts, sent);
+    moved += sent.floats;
+    std::vector<size_t> cursor(static_cast<size_t>(n), 0);  // into `received`, rank by rank
+    for (size_t r = 1; r < cursor.size(); ++r) cursor[r] = cursor[r - 1] + static_cast<size_t>(from_counts[r - 1]);  // none from itself
+    std::map<std::string, exec::HostTensor> site;
+    for (const auto& [name, x] : plan_.carried) {
+      exec::HostTensor& t = site[name];
+      t.shape = x.site;
+      if (!x.cut()) {
+        t.values = values_.at(name).values;
+        continue;
+      }
+      const std::vector<Index>& offsets = mine.at(name);
+      const std::vector<std::int8_t>& from = source.at(name);
+      const std::vector<Scalar>& values = values_.at(name).values;
+      t.values.resize(offsets.size());
+      for (size_t i = 0; i < offsets.size(); ++i)
+        t.values[i] =
+            from[i] == kEverywhere || from[i] == me ? values[static_cast<size_t>(offsets[i])] : received[cursor[static_cast<size_t>(from[i])]++];
+      mine_[name] = std::move(mine.at(name));
+    }
+    return site;
+  }
+
+  // The round's results back in this rank's copy: a cut tensor's entries
+  // where this site trained them, the others' averages (every site's, added
+  // in rank order, divided by n: the same bits on every rank).
+  void put_back(const std::map<std::string, exec::HostTensor>& site, Index& moved) {
+    const int n = c_.size();
+    for (const auto& [name, x] : plan_.carried) {
+      std::vector<Scalar>& whole = values_.at(name).values;
+      const std::vector<Scalar>& trained = site.at(name).values;
+      if (x.cut()) {
+        const std::vector<Index>& offsets = mine_.at(name);
+        for (size_t i = 0; i < offsets.size(); ++i) whole[static_cast<size_t>(offsets[i])] = trained[i];
+        continue;
+      }
+      comm::Moved sent;
+      const std::vector<std::vector<Scalar>> all = comm::gather_values(c_, trained, sent);
+      moved += sent.floats;
+      for (size_t i = 0; i < whole.size(); ++i) {
+        Scalar sum = all[0][i];
+        for (int r = 1; r < n; ++r) sum += all[static_cast<size_t>(r)][i];
+        whole[i] = sum / n;
+      }
+    }
+  }
+
+  // Every rank's copy made whole: the entries current on another rank
+  // come from it (one exchange).
+  std::map<std::string, exec::HostTensor> gathered(Index& moved) {
+    const int n = c_.size(), me = c_.rank();
+    std::vector<Scalar> out;
+    std::vector<Index> from_counts(static_cast<size_t>(n), 0);
+    for (const auto& [name, home] : home_)
+      for (size_t o = 0; o < home.size(); ++o) {
+        if (home[o] == me) out.push_back(values_.at(name).values[o]);
+        else if (home[o] != kEverywhere) ++from_counts[static_cast<size_t>(home[o])];
+      }
+    std::vector<std::vector<Scalar>> to_rank(static_cast<size_t>(n), out);
+    comm::Moved sent;
+    const std::vector<Scalar> received = comm::exchange_values(c_, to_rank, from_counts, sent);
+    moved += sent.floats;
+    std::vector<size_t> cursor(static_cast<size_t>(n), 0);
+    for (size_t r = 1; r < cursor.size(); ++r) cursor[r] = cursor[r - 1] + static_cast<size_t>(from_counts[r - 1]);  // none from itself
+    for (auto& [name, home] : home_)
+      for (size_t o = 0; o < home.size(); ++o)
+        if (home[o] != kEverywhere && home[o] != me) values_.at(name).values[o] = received[cursor[static_cast<size_t>(home[o])]++];
+    return std::move(values_);
+  }
+
+ private:
+  const RoundsPlan& plan_;
+  const comm::Communicator& c_;
+  std::map<std::string, exec::HostTensor> values_;  // this rank's copy of every loop-carried tensor
+  std::map<std::string, std::vector<std::int8_t>> home_;  // cut tensors: where each entry is current
+  std::map<std::string, std::vector<Index>> mine_;  // this round's entries of this site
+};
+
+}  // namespace
+
+bool RoundsPlan::Carried::cut() const {
+  for (int l : layers)
+    if (l >= 0) return true;
+  return false;
+}
+
+RoundsPlan plan_rounds(const model::Workflow& deck, const PlannedDeck& whole, const physical::OptimizerOptions& options, int sites) {
+  const TrainSettings& train = *deck.train;
+  const std::string method = method_name(train.method);
+  RoundsPlan p;
+  p.sites = sites;
+  p.method = method;
+  p.local_steps = train.local_steps;
+  std::set<std::string> trained;
+  for (const auto& [name, carried] : whole.carried) trained.insert(name);
+  for (const auto& o : deck.outputs)
+    if (!trained.count(o.tensor))
+      throw UserError(o.loc, "method " + method + " writes what it trains (parameters, an optimizer's state); '" + o.tensor +
+                                 "' is computed by each site on its own batches" +
+                                 (train.method == TrainSettings::Method::Ist ? " and subnetwork" : ""));
+  for (const auto& t : deck.tensors)
+    if (t.param && std::holds_alternative<model::SparseSource>(t.source))
+      throw UserError(t.param_loc, "method " + method + " trains dense parameters; '" + t.name + "' is sparse");
+  if (train.method == TrainSettings::Method::Ist) {
+    p.layers = model::hidden_layers(whole.workflow, trained);
+    if (p.layers.empty())
+      throw UserError(train.method_loc,
+                      "method ist deals hidden neurons out to the sites, and this graph has none: every dimension of its parameters is also a "
+                      "dimension of its data or of a constant (docs/training.md says which graphs IST cuts)");
+    for (const auto& l : p.layers)
+      if (l.size % sites != 0)
+        throw UserError(deck.find_tensor(l.dims.front().tensor)->loc,
+                        "method ist deals the " + std::to_string(l.size) + " hidden neurons of " + l.name() + " equally to the " +
+                            std::to_string(sites) + " ranks; run it on a number of ranks that divides " + std::to_string(l.size));
+  }
+  // The site's deck: every hidden layer n times narrower, parameters set
+  // each round, nothing written, one rank.
+  model::Workflow site = deck;
+  site.outputs.clear();
+  site.run.partitioning.clear();
+  site.run.partitioning_loc.clear();
+  site.run.default_given = false;
+  site.run.partitioner = model::RunOptions::Partitioner::EinDecomp;
+  site.train->log_file.clear();
+  for (auto& t : site.tensors) {
+    if (!t.param) continue;
+    const std::vector<int> layers = model::layers_of(p.layers, t.name, static_cast<int>(t.shape.size()));
+    for (size_t d = 0; d < layers.size(); ++d)
+      if (layers[d] >= 0) t.shape[d] /= sites;
+    t.source = model::Generator{};
+    t.chunk.reset();
+  }
+  p.site = plan_deck(site, 1, options);
+  for (const auto& [name, carried] : whole.carried) {
+    const model::TensorDecl* w = whole.workflow.find_tensor(name);
+    const model::TensorDecl* s = p.site.workflow.find_tensor(name);
+    TRA_ASSERT(w && s, "loop-carried tensor '" + name + "' declared in both plans");
+    RoundsPlan::Carried x{w->shape, s->shape, model::layers_of(p.layers, name, static_cast<int>(w->shape.size()))};
+    for (size_t d = 0; d < x.layers.size(); ++d)
+      TRA_ASSERT(x.site[d] == (x.layers[d] >= 0 ? x.whole[d] / sites : x.whole[d]), "'" + name + "' is cut along its hidden layers alone");
+    if (x.cut()) p.assembled += volume(x.site) * sites;
+    else p.averaged += volume(x.whole);
+    p.carried[name] = x;
+  }
+  return p;
+}
+
+std::string RoundsPlan::text() const {
+  std::ostringstream os;
+  os << "== training by rounds: method " << method << ", " << sites << " site(s), one per rank, " << local_steps << " local step(s) a round\n";
+  for (const auto& l : layers) {
+    os << "  hidden layer " << l.name() << ": " << l.size << " neurons, " << l.size / sites << " at each site (";
+    for (size_t i = 0; i < l.dims.size(); ++i) os << (i ? ", " : "") << l.dims[i].tensor << " dim " << l.dims[i].dim;
+    os << ")\n";
+  }
+  os << "  at a site:";
+  for (const auto& [name, x] : carried) os << " " << name << " " << shape_string(x.site) << (x.cut() ? "" : " (whole)");
+  os << "\n";
+  if (assembled > 0)
+    os << "  each round the sites assemble their subnetworks from " << floats_text(assembled)
+       << " (thesis §2.1.5's count per step, times J); those already on their rank do not move\n";
+  if (averaged > 0)
+    os << "  each round the " << floats_text(averaged) << " every site trains whole are averaged: " << floats_text(averaged * sites * (sites - 1))
+       << " between ranks\n";
+  os << "== the site's step, planned for one rank\n" << physical::explain(site.optimized);
+  return os.str();
+}
+
+RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const comm::Communicator& c, bool analyze, const TrainFiles& files,
+                     const std::function<void()>& check_files) {
+  const model::Workflow& deck = whole.workflow;
+  const TrainSettings& train = *deck.train;
+  const PlannedDeck& site = plan.site;
+  const physical::IaPlan& ia = site.optimized.chosen;
+  const int n = c.size(), me = c.rank();
+  std::set<int> keep;
+  for (const auto& [name, node] : site.iteration_nodes) keep.insert(node);
+  const int loss_node = site.iteration_nodes.at(train.loss);
+  comm::Communicator self(MPI_COMM_SELF);
+  Network network(plan, deck, deck.run.dtype, c);
+  RoundsRun run;
+  run.last = std::make_unique<exec::Executor>(ia, self, keep, analyze);
+  exec::Executor& ex = *run.last;
+  const Index batches = model::batches_per_epoch(site.workflow);
+  TrainingLog log("iteration,round,loss,seconds,moved_floats");
+  const Index stride = std::max<Index>(1, train.iterations / 20);
+  Index assembled = 0, moved = 0;  // this rank's, over the run
+  std::map<std::string, exec::HostTensor> tensors;  // this site's, between steps
+  c.barrier();
+  Stopwatch all;
+  for (Index it = 0; it < train.iterations; ++it) {
+    const Index iteration = it + 1, round = it / train.local_steps;
+    Stopwatch step;
+    Index step_moved = 0;
+    if (it % train.local_steps == 0) {
+      std::vector<std::vector<std::vector<Index>>> dealt;
+      for (size_t l = 0; l < plan.layers.size(); ++l)
+        dealt.push_back(model::deal_neurons(train.subnet_seed, round, static_cast<int>(l), plan.layers[l].size, n));
+      tensors = network.assemble(dealt, assembled, step_moved);
+    }
+    for (const auto& [name, t] : tensors) ex.set_input(name, std::make_shared<const exec::HostTensor>(t));
+    for (const auto& [name, value] : autodiff::step_scalars(*train.optimizer, iteration))
+      ex.set_input(name, std::make_shared<const exec::HostTensor>(exec::HostTensor{Shape{}, {value}}));
+    const Index batch = model::batch_at(train, batches, it * n + me);
+    for (const auto& t : site.workflow.tensors) {
+      if (!t.batch) continue;
+      Shape origin(t.shape.size(), 0);
+      origin[static_cast<size_t>(t.batch->dim)] = batch * t.batch->size;
+      ex.set_origin(t.name, origin);
+    }
+    ex.run();
+    for (const auto& [name, carried] : site.carried) {
+      const physical::IaNode& next = ia.node(carried.next);
+      tensors[name] = exec::assemble(ex.result(carried.next), next.type.tensor_shape(), next.type.chunk_shape);
+    }
+    const bool round_ends = iteration % train.local_steps == 0 || iteration == train.iterations;
+    if (round_ends) network.put_back(tensors, step_moved);
+    // The sites' mean loss, added in rank order.
+    comm::Moved unused;
+    const auto losses = comm::gather_values(c, {ex.result(loss_node).at(0).chunk.to_host().at(0)}, unused);
+    double loss = 0;
+    for (const auto& l : losses) loss += l.at(0);
+    loss /= n;
+    moved += step_moved;
+    const double t = c.max(step.seconds());
+    const Index all_moved = c.sum(step_moved);
+    run.iterations.push_back({t, c.max(ex.totals().reading), c.max(ex.totals().operators), all_moved});
+    log.add({static_cast<double>(iteration), static_cast<double>(round + 1), loss, t, static_cast<double>(all_moved)});
+    if (!std::isfinite(loss)) {
+      log.write(c, files.log);
+      throw UserError(train.loss_loc, "iteration " + std::to_string(iteration) + " (round " + std::to_string(round + 1) + "): the sites' mean loss " +
+                                          train.loss + " is " +
+                                          (std::isnan(loss) ? "NaN"
+                                           : loss > 0       ? "+inf"
+                                                            : "-inf") +
+                                          "; training stopped there and wrote no outputs" +
+                                          (files.log.empty() ? std::string() : "; the log up to it is " + files.log));
+    }
+    if (iteration <= 10 || iteration % stride == 0 || iteration == train.iterations) {
+      std::ostringstream line;
+      line.precision(10);
+      line << "iteration " << iteration << "/" << train.iterations << " (round " << round + 1 << "): loss " << loss << " (" << t << " s)";
+      Log::progress(line.str());
+      if (iteration < train.iterations) check_files();
+    }
+  }
+  Index final_moved = 0;
+  run.trained = network.gathered(final_moved);
+  run.seconds = c.max(all.seconds());
+  const Index rounds = (train.iterations + train.local_steps - 1) / train.local_steps;
+  const Index all_assembled = assembled / rounds;  // every rank counts every site's entries
+  const Index moved_per_round = c.sum(moved) / rounds;
+  std::ostringstream summary;
+  summary << "training by rounds (" << plan.method << "): " << rounds << " round(s); per round the sites assembled " << floats_text(all_assembled)
+          << " of subnetworks (predicted " << floats_text(plan.assembled) << ") and the ranks moved " << floats_text(moved_per_round)
+          << " between them; the last gather moved " << floats_text(c.sum(final_moved));
+  Log::progress(summary.str());
+  // A run never ends "successfully" with non-finite weights.
+  for (const auto& [name, t] : run.trained)
+    for (Scalar v : t.values)
+      if (!std::isfinite(v)) {
+        log.write(c, files.log);
+        throw UserError(train.loss_loc, "the last round left a NaN or an infinite value in " + name + "; training wrote no outputs");
+      }
+  log.write(c, files.log);
+  return run;
+}
+
+}  // namespace tra::app
