@@ -28,10 +28,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from references import epoch_order, fisher_yates  # noqa: E402
 
 BATCH, ROWS, ITERATIONS, J, LR, BETA = 50, 400, 20, 3, 0.1, 0.9
+EVERY = 4  # accuracy: every
 HIDDEN = {1: [], 2: [64], 3: [64, 32]}  # hidden layer widths of the networks of 1, 2 and 3 weight layers
 
 
-def deck(layers, method, optimizer="{kind: sgd, lr: 0.1}", extra=""):
+def deck(layers, method, optimizer="{kind: sgd, lr: 0.1}", extra="", held_out=0):
     """The deck of a network with `layers` weight layers on the test's data."""
     widths = [160] + HIDDEN[layers] + [16]
     names = ["W%d" % (i + 1) for i in range(layers)]
@@ -59,7 +60,10 @@ def deck(layers, method, optimizer="{kind: sgd, lr: 0.1}", extra=""):
         if method == "ist":
             lines.append("  seed: 11")
     lines += ["  optimizer: %s" % optimizer, "  iterations: %d" % ITERATIONS, "  order: {kind: shuffled, seed: 3}",
-              "  log: {file: run.csv}", "outputs:"]
+              "  log: {file: run.csv}"]
+    if held_out:
+        lines.append("  accuracy: {predictions: S, targets: T, held_out: %d, every: %d}" % (held_out, EVERY))
+    lines.append("outputs:")
     for i in range(layers):
         for p in ("W%d" % (i + 1), "b%d" % (i + 1)):
             lines.append("  - {tensor: %s, file: out.h5, dataset: /%s}" % (p, p))
@@ -95,10 +99,21 @@ def deal(seed, rnd, layer, size, sites):
     return [sorted(order[s * each:(s + 1) * each]) for s in range(sites)]
 
 
-def reference(data, layers, method, sites, momentum):
+def forward(whole, layers, x):
+    """The logits of the whole network."""
+    h = x
+    for i in range(layers):
+        z = h @ whole["W%d" % (i + 1)] + whole["b%d" % (i + 1)]
+        h = np.maximum(z, 0) if i + 1 < layers else z
+    return h
+
+
+def reference(data, layers, method, sites, momentum, held_out=0, local_steps=J):
     """The thesis' IST (Algorithm 1 with Algorithm 2's local SGD at each
     site) and local SGD, in PyTorch: the mean loss of every step, the
-    trained weights, and the floats the sites assemble and move per round."""
+    trained weights, the floats the sites assemble and move per round, and
+    the held-out accuracy at the end of each round holding an iteration
+    that measures it (the last `held_out` rows, never trained on)."""
     import torch
     with h5py.File(data) as f:
         x, t = torch.tensor(f["/X"][()]), torch.tensor(f["/T"][()])
@@ -108,9 +123,9 @@ def reference(data, layers, method, sites, momentum):
             whole["b%d" % (i + 1)] = f["/b%d" % (i + 1)][()].copy()
     velocity = {k: np.zeros_like(v) for k, v in whole.items()}
     home = {k: np.full(v.shape, -1) for k, v in whole.items() if k != "b%d" % layers}  # where each entry is current
-    nb = ROWS // BATCH
+    nb = (ROWS - held_out) // BATCH
     hidden = HIDDEN[layers] if method == "ist" else []
-    losses, assembled, moved = [], [], 0
+    losses, assembled, moved, accuracy = [], [], 0, []
 
     def cut(name, dealt, s):
         """The index arrays of site s's entries of a tensor (None: whole)."""
@@ -124,7 +139,7 @@ def reference(data, layers, method, sites, momentum):
     it = 0
     rnd = 0
     while it < ITERATIONS:
-        steps = min(J, ITERATIONS - it)
+        steps = min(local_steps, ITERATIONS - it)
         dealt = [deal(11, rnd, k, w, sites) for k, w in enumerate(hidden)]
         site_params, site_velocity, step_losses = [], [], [[] for _ in range(steps)]
         count = 0
@@ -183,9 +198,15 @@ def reference(data, layers, method, sites, momentum):
                 if store is whole:
                     moved += total.size * sites * (sites - 1)
         assembled.append(count)
+        if held_out and any((k + 1) % EVERY == 0 or k + 1 == ITERATIONS for k in range(it, it + steps)):
+            logits = forward(whole, layers, x[ROWS - held_out:].numpy())
+            accuracy.append(np.mean(logits.argmax(1) == t[ROWS - held_out:].numpy().argmax(1)))
+            # every entry is current everywhere after the evaluation's gather
+            for k in home:
+                home[k][...] = -1
         it += steps
         rnd += 1
-    return losses, whole, assembled, moved
+    return losses, whole, assembled, moved, accuracy
 
 
 def thesis_count(layers, sites):
@@ -199,7 +220,8 @@ def thesis_count(layers, sites):
 
 def read_log(path):
     rows = np.genfromtxt(path, delimiter=",", names=True)
-    return rows["loss"], (rows["moved_floats"] if "moved_floats" in rows.dtype.names else None)
+    accuracy = rows["accuracy"][~np.isnan(rows["accuracy"])] if "accuracy" in rows.dtype.names else None
+    return rows["loss"], (rows["moved_floats"] if "moved_floats" in rows.dtype.names else None), accuracy
 
 
 def main():
@@ -247,16 +269,28 @@ def main():
                 print("1 rank, %d layers: IST = synchronous, bit for bit" % layers)
 
         # Several ranks against the reference.
-        cases = [(3, "ist", 2, False), (3, "ist", 4, False), (2, "ist", 2, False), (3, "ist", 2, True), (2, "local_sgd", 2, False)]
-        for layers, method, ranks, momentum in cases:
-            label = "%d layers, %s, %d ranks%s" % (layers, method, ranks, ", momentum" if momentum else "")
+        # The held-out rows: the last 100 (of 400), measured every 4 iterations.
+        cases = [(3, "ist", 2, False, 0), (3, "ist", 4, False, 0), (2, "ist", 2, False, 0), (3, "ist", 2, True, 0), (2, "local_sgd", 2, False, 0),
+                 (2, "ist", 2, False, 100), (2, "synchronous", 1, False, 100)]
+        for layers, method, ranks, momentum, held_out in cases:
+            label = "%d layers, %s, %d ranks%s%s" % (layers, method, ranks, ", momentum" if momentum else "",
+                                                     ", accuracy on %d held-out rows" % held_out if held_out else "")
             optimizer = "{kind: momentum, lr: %g, beta: %g}" % (LR, BETA) if momentum else "{kind: sgd, lr: %g}" % LR
-            r, out = run(tmp, text_of(layers, method, optimizer=optimizer), ranks, "r%d_%d_%s_%d" % (ranks, layers, method, momentum))
+            r, out = run(tmp, text_of(layers, method, optimizer=optimizer, held_out=held_out), ranks,
+                         "r%d_%d_%s_%d_%d" % (ranks, layers, method, momentum, held_out))
             if r.returncode != 0:
                 problems.append("%s: exit %d: %s" % (label, r.returncode, r.stderr[-1500:]))
                 continue
-            losses, weights, assembled, moved = reference(data[layers], layers, method, ranks, momentum)
-            got_losses, got_moved = read_log(os.path.join(out, "run.csv"))
+            # Synchronous on one rank: IST on one rank in rounds of one step.
+            synchronous = method == "synchronous"
+            losses, weights, assembled, moved, accuracy = reference(data[layers], layers, "ist" if synchronous else method, ranks, momentum,
+                                                                    held_out, 1 if synchronous else J)
+            got_losses, got_moved, got_accuracy = read_log(os.path.join(out, "run.csv"))
+            if held_out:
+                if got_accuracy is None or len(got_accuracy) != len(accuracy) or np.any(got_accuracy != np.array(accuracy)):
+                    problems.append("%s: held-out accuracy %s, the reference's %s" % (label, got_accuracy, accuracy))
+                else:
+                    print("%s: held-out accuracy %s, as the reference's" % (label, " ".join("%.2f" % a for a in accuracy)))
             if np.abs(got_losses - np.array(losses)).max() > 1e-9:
                 problems.append("%s: loss curve off by %g (> 1e-9)" % (label, np.abs(got_losses - np.array(losses)).max()))
             worst = 0.0
@@ -269,17 +303,17 @@ def main():
             m = re.search(r"per round the sites assembled (\d+) floats of subnetworks \(predicted (\d+) floats\)", r.stderr)
             # The velocity is cut, moved and averaged as its weights are.
             state = 2 if momentum else 1
-            if method == "ist":
+            if method == "ist" and not held_out:  # (an evaluation's gather leaves every entry everywhere)
                 count = thesis_count(layers, ranks)
                 if assembled[0] != count:
                     problems.append("%s: the reference assembles %d floats a round, the thesis counts %d" % (label, assembled[0], count))
                 if not m or int(m.group(1)) != count * state or int(m.group(2)) != count * state:
                     problems.append("%s: floats assembled per round: %s, expected %d" % (label, m.groups() if m else "no summary", count * state))
             expected_moved = moved * state
-            if int(got_moved.sum()) != expected_moved:
+            if got_moved is not None and int(got_moved.sum()) != expected_moved:
                 problems.append("%s: %d floats moved between ranks, the reference's bookkeeping says %d" % (label, got_moved.sum(), expected_moved))
             print("%s: loss within %.1e, weights within %.1e; %d floats moved (as predicted)" %
-                  (label, np.abs(got_losses - np.array(losses)).max(), worst, got_moved.sum()))
+                  (label, np.abs(got_losses - np.array(losses)).max(), worst, got_moved.sum() if got_moved is not None else 0))
 
         # Decks IST cannot run: exit 2, a located message, printed once.
         bad = [

@@ -141,8 +141,8 @@ class Network {
   }
 
   // Every rank's copy made whole: the entries current on another rank
-  // come from it (one exchange).
-  std::map<std::string, exec::HostTensor> gathered(Index& moved) {
+  // come from it (one exchange); then every entry is current everywhere.
+  const std::map<std::string, exec::HostTensor>& gathered(Index& moved) {
     const int n = c_.size(), me = c_.rank();
     std::vector<Scalar> out;
     std::vector<Index> from_counts(static_cast<size_t>(n), 0);
@@ -160,7 +160,8 @@ class Network {
     for (auto& [name, home] : home_)
       for (size_t o = 0; o < home.size(); ++o)
         if (home[o] != kEverywhere && home[o] != me) values_.at(name).values[o] = received[cursor[static_cast<size_t>(home[o])]++];
-    return std::move(values_);
+    for (auto& [name, home] : home_) std::fill(home.begin(), home.end(), kEverywhere);
+    return values_;
   }
 
  private:
@@ -262,7 +263,7 @@ std::string RoundsPlan::text() const {
 }
 
 RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const comm::Communicator& c, bool analyze, const TrainFiles& files,
-                     const std::function<void()>& check_files) {
+                     const std::function<void()>& check_files, HeldOut* held_out) {
   const model::Workflow& deck = whole.workflow;
   const TrainSettings& train = *deck.train;
   const PlannedDeck& site = plan.site;
@@ -277,9 +278,10 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
   run.last = std::make_unique<exec::Executor>(ia, self, keep, analyze);
   exec::Executor& ex = *run.last;
   const Index batches = model::batches_per_epoch(site.workflow);
-  TrainingLog log("iteration,round,loss,seconds,moved_floats");
+  TrainingLog log(log_header(train, "iteration,round,loss,seconds,moved_floats"));
   const Index stride = std::max<Index>(1, train.iterations / 20);
-  Index assembled = 0, moved = 0;  // this rank's, over the run
+  Index assembled = 0, moved = 0, evaluation_moved = 0;  // this rank's, over the run
+  bool accuracy_pending = false;
   std::map<std::string, exec::HostTensor> tensors;  // this site's, between steps
   c.barrier();
   Stopwatch all;
@@ -320,7 +322,16 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
     const double t = c.max(step.seconds());
     const Index all_moved = c.sum(step_moved);
     run.iterations.push_back({t, c.max(ex.totals().reading), c.max(ex.totals().operators), all_moved});
-    log.add({static_cast<double>(iteration), static_cast<double>(round + 1), loss, t, static_cast<double>(all_moved)});
+    accuracy_pending = accuracy_pending || (held_out && accuracy_due(train, iteration));
+    std::optional<double> accuracy;
+    if (accuracy_pending && round_ends && std::isfinite(loss)) {
+      std::map<std::string, exec::HostTensor> params;
+      for (const auto& [name, values] : network.gathered(evaluation_moved))
+        if (deck.find_tensor(name)->param) params[name] = values;
+      accuracy = held_out->accuracy(params, c);
+      accuracy_pending = false;
+    }
+    log.add(log_row(train, {static_cast<double>(iteration), static_cast<double>(round + 1), loss, t, static_cast<double>(all_moved)}, accuracy));
     if (!std::isfinite(loss)) {
       log.write(c, files.log);
       throw UserError(train.loss_loc, "iteration " + std::to_string(iteration) + " (round " + std::to_string(round + 1) + "): the sites' mean loss " +
@@ -334,13 +345,16 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
     if (iteration <= 10 || iteration % stride == 0 || iteration == train.iterations) {
       std::ostringstream line;
       line.precision(10);
-      line << "iteration " << iteration << "/" << train.iterations << " (round " << round + 1 << "): loss " << loss << " (" << t << " s)";
+      line << "iteration " << iteration << "/" << train.iterations << " (round " << round + 1 << "): loss " << loss;
+      if (accuracy) line << ", held-out accuracy " << *accuracy;
+      line << " (" << t << " s)";
       Log::progress(line.str());
       if (iteration < train.iterations) check_files();
     }
   }
   Index final_moved = 0;
   run.trained = network.gathered(final_moved);
+  if (held_out) Log::progress("the held-out evaluations gathered " + floats_text(c.sum(evaluation_moved)) + " between the ranks");
   run.seconds = c.max(all.seconds());
   const Index rounds = (train.iterations + train.local_steps - 1) / train.local_steps;
   const Index all_assembled = assembled / rounds;  // every rank counts every site's entries

@@ -32,15 +32,16 @@
 // the neurons are, and one site reads exactly the synchronous run's
 // batches. The logged loss is the sites' mean.
 //
-// Not yet: checkpoints and --resume (refused by the deck reader), the
-// held-out accuracy, memory bounds for the site's plan (the whole deck's
-// plan is the one checked against memory_per_rank).
+// Not yet: checkpoints and --resume (refused by the deck reader), memory
+// bounds for the site's plan (the whole deck's plan is the one checked
+// against memory_per_rank).
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tra/app/held_out.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
 #include "tra/app/train_loop.hpp"
@@ -87,7 +88,10 @@ struct RoundsRun {
 
 // `whole`: the deck planned for every rank, whose declarations (with the
 // optimizer's state) give the starting values.
+// `held_out`: where train: accuracy: is measured (null: it is not), at the
+// end of the round that holds a due iteration, after the sites' entries are
+// gathered on every rank (floats the log's rounds do not count).
 RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const comm::Communicator& c, bool analyze, const TrainFiles& files,
-                     const std::function<void()>& check_files);
+                     const std::function<void()>& check_files, HeldOut* held_out = nullptr);
 
 }  // namespace tra::app

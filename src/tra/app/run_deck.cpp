@@ -264,6 +264,7 @@ struct Run {
   MemoryLimit limit;
   PlannedDeck planned;
   std::unique_ptr<RoundsPlan> rounds;  // a training run by rounds (train: method: local_sgd | ist)
+  std::unique_ptr<HeldOut> held_out;  // train: accuracy:
   // where
   std::vector<PlannedOutput> outputs;
   bool training = false;
@@ -347,6 +348,7 @@ void plan_stage(Run& r) {
   }
   if (r.wf.train && r.wf.train->by_rounds())
     comm::agree(c, [&] { r.rounds = std::make_unique<RoundsPlan>(plan_rounds(r.wf, planned, r.optimizer, c.size())); });
+  if (r.wf.train && r.wf.train->accuracy) comm::agree(c, [&] { r.held_out = std::make_unique<HeldOut>(r.wf, r.optimizer); });
   for (const auto& [where, what] : model::unused(r.wf)) Log::warn(where.str() + ": " + what);
   if (r.wf.outputs.empty()) {
     std::string sinks;
@@ -433,14 +435,14 @@ void execute_stage(Run& r) {
       });
     };
     if (r.rounds) {
-      RoundsRun run = run_rounds(*r.rounds, r.planned, c, analyze, r.train_files, check_files);
+      RoundsRun run = run_rounds(*r.rounds, r.planned, c, analyze, r.train_files, check_files, r.held_out.get());
       r.executor = std::move(run.last);
       r.trained = std::move(run.trained);
       r.iterations = std::move(run.iterations);
       r.execute_seconds = run.seconds;
     } else {
       TrainingRun run = run_iterations(r.planned, *r.wf.train, c, keep, analyze, r.train_files, std::move(r.resume), check_files,
-                                       r.limit.bytes - r.planned.memory.peak_bytes);
+                                       r.limit.bytes - r.planned.memory.peak_bytes, r.held_out.get());
       r.executor = std::move(run.last);
       r.iterations = std::move(run.iterations);
       r.execute_seconds = run.seconds;

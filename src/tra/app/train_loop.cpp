@@ -88,7 +88,7 @@ std::set<int> kept_inputs(const physical::IaPlan& ia, Index batches, Index runs,
 
 TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c, std::set<int> keep,
                            bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files,
-                           std::int64_t spare_bytes) {
+                           std::int64_t spare_bytes, HeldOut* held_out) {
   const physical::IaPlan& ia = planned.optimized.chosen;
   for (const auto& [name, node] : planned.iteration_nodes) keep.insert(node);
   const int loss_node = planned.iteration_nodes.at(train.loss);
@@ -108,7 +108,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   // where the update's chunks differ from the read's), else each Scan's tuples.
   std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole = std::move(resume.carried);
   std::map<int, std::vector<Tuple>> in_place;
-  TrainingLog log("iteration,batch,loss,seconds,reading_seconds");
+  TrainingLog log(log_header(train, "iteration,batch,loss,seconds,reading_seconds"));
   TrainingRun run;
   Index carried_moved = 0;
   Index last_checkpoint = 0;  // the iterations the last checkpoint this run wrote holds (0: none written)
@@ -189,7 +189,19 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     Index moved = 0;
     for (const exec::NodeRun& r : ex->stats()) moved += r.floats_moved;
     run.iterations.push_back({t, ex->totals().reading, ex->totals().operators, moved});
-    log.add({static_cast<double>(iteration), static_cast<double>(batch), loss, t, ex->totals().reading});
+    // The parameters' updates gathered whole (not timed with the step).
+    std::optional<double> accuracy;
+    if (held_out && std::isfinite(loss) && accuracy_due(train, iteration)) {
+      std::map<std::string, exec::HostTensor> params;
+      for (const auto& t : planned.workflow.tensors) {
+        if (!t.param) continue;
+        const int next = planned.carried.at(t.name).next;
+        const physical::IaNode& n = ia.node(next);
+        params[t.name] = exec::assemble(gathered(*ex, n, next, c), n.type.tensor_shape(), n.type.chunk_shape);
+      }
+      accuracy = held_out->accuracy(params, c);
+    }
+    log.add(log_row(train, {static_cast<double>(iteration), static_cast<double>(batch), loss, t, ex->totals().reading}, accuracy));
     if (!std::isfinite(loss)) stop(iteration, "the loss " + train.loss + " is " + (std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf"));
     if (!broken.empty())
       stop(iteration,
@@ -208,7 +220,9 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
     if (reported) {
       std::ostringstream line;
       line.precision(10);
-      line << "iteration " << iteration << "/" << train.iterations << ": loss " << loss << " (" << t << " s, " << 1 / t << " it/s)";
+      line << "iteration " << iteration << "/" << train.iterations << ": loss " << loss;
+      if (accuracy) line << ", held-out accuracy " << *accuracy;
+      line << " (" << t << " s, " << 1 / t << " it/s)";
       Log::progress(line.str());
     }
     // Where the run writes, checked as it goes: with each progress line and
@@ -225,6 +239,18 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
   }
   log.write(c, files.log);
   return run;
+}
+
+bool accuracy_due(const model::TrainSettings& train, Index iteration) {
+  return train.accuracy && (iteration % train.accuracy->every == 0 || iteration == train.iterations);
+}
+
+std::string log_header(const model::TrainSettings& train, const std::string& columns) { return columns + (train.accuracy ? ",accuracy" : ""); }
+
+std::vector<std::optional<double>> log_row(const model::TrainSettings& train, std::vector<std::optional<double>> row,
+                                           std::optional<double> accuracy) {
+  if (train.accuracy) row.push_back(accuracy);
+  return row;
 }
 
 }  // namespace tra::app

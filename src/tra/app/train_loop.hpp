@@ -36,11 +36,13 @@
 // counts are worked out once, when it is bound.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "tra/app/checkpoint.hpp"
+#include "tra/app/held_out.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
 #include "tra/comm/communicator.hpp"
@@ -66,8 +68,16 @@ struct TrainingRun {
 // that a folder removed mid-run is found then, not after the whole run.
 // `spare_bytes`: what the plan leaves free per rank under the memory bound,
 // where the batches are kept after their first read if they all fit.
+// `held_out`: where train: accuracy: is measured (null: it is not).
 TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c, std::set<int> keep,
                            bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files,
-                           std::int64_t spare_bytes);
+                           std::int64_t spare_bytes, HeldOut* held_out = nullptr);
+
+// Whether train: accuracy: is measured after `iteration` (counted from 1).
+bool accuracy_due(const model::TrainSettings& train, Index iteration);
+// The log's columns, with accuracy when it is measured.
+std::string log_header(const model::TrainSettings& train, const std::string& columns);
+// A row of it: `row`, then the accuracy (empty where not measured) when it is measured.
+std::vector<std::optional<double>> log_row(const model::TrainSettings& train, std::vector<std::optional<double>> row, std::optional<double> accuracy);
 
 }  // namespace tra::app

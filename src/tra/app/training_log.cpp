@@ -10,8 +10,11 @@ TrainingLog::TrainingLog(const std::string& header) {
   text_.precision(17);
 }
 
-void TrainingLog::add(const std::vector<double>& row) {
-  for (size_t i = 0; i < row.size(); ++i) text_ << (i ? "," : "") << row[i];
+void TrainingLog::add(const std::vector<std::optional<double>>& row) {
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (i) text_ << ",";
+    if (row[i]) text_ << *row[i];
+  }
   text_ << "\n";
 }
 

@@ -58,9 +58,10 @@ struct BatchSpec {
   int dim = 0;
   Index size = 0;  // rows per iteration: the tensor's extent along dim in the graph
   Index rows = 0;  // the dataset's extent along dim
+  Index held_out = 0;  // its last rows, kept out of training (train: accuracy:)
   SourceLoc loc;
-  Index batches() const { return rows / size; }
-  bool operator==(const BatchSpec& o) const { return dim == o.dim && size == o.size && rows == o.rows; }
+  Index batches() const { return (rows - held_out) / size; }
+  bool operator==(const BatchSpec& o) const { return dim == o.dim && size == o.size && rows == o.rows && held_out == o.held_out; }
 };
 
 struct TensorDecl {
@@ -199,6 +200,18 @@ struct TrainSettings {
   std::uint64_t subnet_seed = 0;  // ist's neuron assignments
   SourceLoc method_loc;
   bool by_rounds() const { return method != Method::Synchronous; }
+  // accuracy: {predictions: S, targets: T, held_out: N, every: K} — the last
+  // N rows of the batch tensors' data are held out of training (the deck
+  // reader marks them on every BatchSpec); after every K-th
+  // iteration and the last, the current parameters classify them, and the
+  // fraction of rows whose largest prediction is where the target's largest
+  // entry is, is logged (app/held_out.hpp).
+  struct Accuracy {
+    std::string predictions, targets;
+    Index held_out = 0, every = 0;
+    SourceLoc loc, predictions_loc;
+  };
+  std::optional<Accuracy> accuracy;
 };
 
 // params: {n: 512} — a deck value named once and referenced as $n.

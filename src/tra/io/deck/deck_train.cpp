@@ -14,12 +14,14 @@ class TrainSection : public DeckValues {
   // to it) are the gradient pass's (autodiff/).
   void read_train(const YAML::Node& train, Workflow& wf) {
     if (!train.IsMap()) fail(train, "'train' must be a mapping with 'loss' (a scalar tensor of the graph)");
-    check_keys(train, {"loss", "optimizer", "iterations", "epochs", "order", "log", "checkpoint", "method", "local_steps", "seed"}, "train");
+    check_keys(train, {"loss", "optimizer", "iterations", "epochs", "order", "log", "checkpoint", "method", "local_steps", "seed", "accuracy"},
+               "train");
     model::TrainSettings t;
     t.loc = loc(train);
     t.loss = scalar(train, "loss", "train");
     t.loss_loc = text_loc(train["loss"]);
     if (const YAML::Node o = train["optimizer"]) t.optimizer = read_update_rule(o);
+    if (const YAML::Node a = train["accuracy"]) read_accuracy(a, t, wf);  // before the batches are counted: it holds rows out
     const Index batches = batches_per_epoch(wf);
     for (const auto& d : wf.tensors)
       if (d.batch && d.batch->batches() != batches)
@@ -89,6 +91,35 @@ class TrainSection : public DeckValues {
     }
     if (const YAML::Node c = train["checkpoint"])
       fail(c, "checkpoints of a run by rounds (method " + method + ") are not supported yet; train it without 'checkpoint'");
+  }
+
+  // accuracy: {predictions: S, targets: T, held_out: N, every: K}
+  void read_accuracy(const YAML::Node& a, model::TrainSettings& t, Workflow& wf) const {
+    if (!a.IsMap()) fail(a, "'accuracy' is a mapping {predictions: S, targets: T, held_out: 1000, every: 10}");
+    check_keys(a, {"predictions", "targets", "held_out", "every"}, "accuracy");
+    if (!t.optimizer) fail(a, "'accuracy' is measured as a run trains; it needs an 'optimizer' and 'iterations'");
+    model::TrainSettings::Accuracy acc;
+    acc.loc = loc(a);
+    acc.predictions = scalar(a, "predictions", "accuracy");
+    acc.predictions_loc = text_loc(a["predictions"]);
+    acc.targets = scalar(a, "targets", "accuracy");
+    if (!a["held_out"]) fail(a, "accuracy needs 'held_out' (the rows of the data kept out of training to measure it on)");
+    acc.held_out = integer(a["held_out"], "held_out", 1);
+    acc.every = a["every"] ? integer(a["every"], "accuracy every", 1) : 1;
+    const model::TensorDecl* targets = wf.find_tensor(acc.targets);
+    if (!targets || !targets->batch)
+      fail(a["targets"], "accuracy targets '" + acc.targets + "' must be a batch tensor (the data's one-hot or scored classes, batch: {...})");
+    for (auto& d : wf.tensors) {
+      if (!d.batch) continue;
+      const Index left = d.batch->rows - acc.held_out;
+      if (left < d.batch->size || left % d.batch->size != 0)
+        fail(a["held_out"], "held_out " + std::to_string(acc.held_out) + " leaves tensor '" + d.name + "' " +
+                                std::to_string(std::max<Index>(0, left)) + " rows to train on, " +
+                                (left < d.batch->size ? "less than one batch" : "not a whole number of batches") + " of " +
+                                std::to_string(d.batch->size));
+      d.batch->held_out = acc.held_out;
+    }
+    t.accuracy = acc;
   }
 
   // order: sequential | shuffled | {kind: shuffled, seed: S}
