@@ -10,10 +10,12 @@
 
 Each file holds the data (/X and /T) and the student's initial weights
 (/W1 [features, hidden] He-scaled, /b1 zeros, /W2 [hidden, classes], /b2
-zeros). With no arguments it writes the small files the decks in inputs/
-read; perf/train/run calls it with the papers' sizes.
+zeros; with --layers 3, /W2 [hidden, hidden] He-scaled, /b2 zeros, /W3
+[hidden, classes], /b3 zeros). With no arguments it writes the small files
+the decks in inputs/ read; perf/train/run calls it with the papers' sizes,
+perf/ist/run with IST's.
 
-  make_ffnn_training.py [--kind speech|xml --rows N --features F --hidden H --classes C --out FILE]
+  make_ffnn_training.py [--kind speech|xml --rows N --features F --hidden H --classes C --layers 2|3 --out FILE]
 """
 import argparse
 import os
@@ -24,7 +26,7 @@ import numpy as np
 here = os.path.dirname(os.path.abspath(__file__))
 
 
-def make(kind, rows, features, hidden, classes, out, seed=2028):
+def make(kind, rows, features, hidden, classes, out, seed=2028, layers=2):
     rng = np.random.default_rng(seed)
     if kind == "speech":
         x = rng.standard_normal((rows, features))
@@ -44,8 +46,12 @@ def make(kind, rows, features, hidden, classes, out, seed=2028):
         f["T"] = t
         f["W1"] = rng.standard_normal((features, hidden)) * np.sqrt(2.0 / features)
         f["b1"] = np.zeros(hidden)
-        f["W2"] = rng.standard_normal((hidden, classes)) / np.sqrt(hidden)
-        f["b2"] = np.zeros(classes)
+        if layers == 3:
+            f["W2"] = rng.standard_normal((hidden, hidden)) * np.sqrt(2.0 / hidden)
+            f["b2"] = np.zeros(hidden)
+        last = "3" if layers == 3 else "2"
+        f["W" + last] = rng.standard_normal((hidden, classes)) / np.sqrt(hidden)
+        f["b" + last] = np.zeros(classes)
 
 
 def main():
@@ -55,10 +61,11 @@ def main():
     ap.add_argument("--features", type=int)
     ap.add_argument("--hidden", type=int)
     ap.add_argument("--classes", type=int)
+    ap.add_argument("--layers", type=int, choices=(2, 3), default=2)
     ap.add_argument("--out")
     args = ap.parse_args()
     if args.kind:
-        make(args.kind, args.rows, args.features, args.hidden, args.classes, args.out)
+        make(args.kind, args.rows, args.features, args.hidden, args.classes, args.out, layers=args.layers)
         return
     make("speech", 400, 160, 256, 16, os.path.join(here, "speech_small.h5"))
     make("xml", 128, 512, 128, 256, os.path.join(here, "xml_small.h5"))

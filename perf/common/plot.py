@@ -10,6 +10,34 @@ import sys
 import textwrap
 
 
+def lines(path, title, xlabel, ylabel, panels):
+    """panels: [(panel title, {series name: (xs, ys)})], drawn side by side
+    as lines with markers (perf/ist/run's accuracy against seconds)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams["svg.hashsalt"] = "tra-perf"
+    plt.rcParams["svg.fonttype"] = "none"
+    cols = min(2, len(panels))
+    rows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5.0 * cols, 3.4 * rows), squeeze=False)
+    for k, (name, series) in enumerate(panels):
+        ax = axes[k // cols][k % cols]
+        for label, (xs, ys) in series.items():
+            ax.plot(xs, ys, marker=".", linewidth=1.0, label=label)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.grid(linewidth=0.3)
+        ax.legend(fontsize=7)
+    for k in range(len(panels), rows * cols):
+        axes[k // cols][k % cols].axis("off")
+    fig.suptitle("\n".join(textwrap.wrap(title, 110)), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, format="svg", metadata={"Date": None})
+    plt.close(fig)
+
+
 def bars(path, title, ylabel, groups, series, log=False, reference=None):
     """groups: the x labels; series: {name: [value per group, None where not
     measured]}; reference: a y value drawn as a dashed line (a target)."""

@@ -201,9 +201,6 @@ def reference(data, layers, method, sites, momentum, held_out=0, local_steps=J):
         if held_out and any((k + 1) % EVERY == 0 or k + 1 == ITERATIONS for k in range(it, it + steps)):
             logits = forward(whole, layers, x[ROWS - held_out:].numpy())
             accuracy.append(np.mean(logits.argmax(1) == t[ROWS - held_out:].numpy().argmax(1)))
-            # every entry is current everywhere after the evaluation's gather
-            for k in home:
-                home[k][...] = -1
         it += steps
         rnd += 1
     return losses, whole, assembled, moved, accuracy
@@ -303,7 +300,7 @@ def main():
             m = re.search(r"per round the sites assembled (\d+) floats of subnetworks \(predicted (\d+) floats\)", r.stderr)
             # The velocity is cut, moved and averaged as its weights are.
             state = 2 if momentum else 1
-            if method == "ist" and not held_out:  # (an evaluation's gather leaves every entry everywhere)
+            if method == "ist":
                 count = thesis_count(layers, ranks)
                 if assembled[0] != count:
                     problems.append("%s: the reference assembles %d floats a round, the thesis counts %d" % (label, assembled[0], count))

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "tra/comm/agreement.hpp"
 #include "tra/io/hdf5/reader.hpp"
 
 namespace tra::app {
@@ -27,10 +28,7 @@ model::Workflow held_out_graph(const model::Workflow& deck) {
   const auto& acc = *deck.train->accuracy;
   model::Workflow e = deck;
   e.train.reset();
-  e.run.partitioning.clear();
-  e.run.partitioning_loc.clear();
-  e.run.default_given = false;
-  e.run.partitioner = model::RunOptions::Partitioner::EinDecomp;
+  drop_partitioning(e);
   model::OutputDecl out;
   out.tensor = acc.predictions;
   out.loc = acc.predictions_loc;
@@ -76,7 +74,10 @@ HeldOut::HeldOut(const model::Workflow& deck, const physical::OptimizerOptions& 
 
 double HeldOut::accuracy(const std::map<std::string, exec::HostTensor>& params, const comm::Communicator& c) {
   double fraction = -1;  // on the other ranks
-  if (c.rank() == 0) {
+  // Rank 0 alone reads and runs; a failure there (the held-out rows
+  // unreadable) stops every rank with it.
+  comm::agree(c, [&] {
+    if (c.rank() != 0) return;
     const model::TensorDecl& targets = *plan_.workflow.find_tensor(targets_);
     if (!ex_) {
       ex_ = std::make_unique<exec::Executor>(plan_.optimized.chosen, self_, std::set<int>{plan_.output_nodes.at(0)}, false);
@@ -92,7 +93,7 @@ double HeldOut::accuracy(const std::map<std::string, exec::HostTensor>& params, 
     Index right = 0;
     for (size_t r = 0; r < predicted.size(); ++r) right += predicted[r] == target_class_[r];
     fraction = static_cast<double>(right) / static_cast<double>(predicted.size());
-  }
+  });
   return c.max(fraction);
 }
 

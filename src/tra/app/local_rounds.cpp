@@ -2,14 +2,17 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <sstream>
 
 #include "tra/app/training_log.hpp"
 #include "tra/autodiff/updates.hpp"
+#include "tra/comm/agreement.hpp"
 #include "tra/comm/value_exchange.hpp"
 #include "tra/common/log.hpp"
 #include "tra/common/timer.hpp"
+#include "tra/exec/input_cache.hpp"
 #include "tra/io/generators.hpp"
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/model/batch_order.hpp"
@@ -36,9 +39,10 @@ exec::HostTensor initial_values(const model::TensorDecl& t, DType dtype, const c
   return {t.shape, chunk.to_host()};
 }
 
-// Where each entry of a cut tensor was last trained: a rank, or kEverywhere
-// (its initial value, which every rank holds).
-constexpr std::int8_t kEverywhere = -1;
+// Where each entry of a cut tensor was last trained: a rank (plan_rounds
+// refuses more ranks than this holds), or kEverywhere (its initial value,
+// which every rank holds).
+constexpr std::int16_t kEverywhere = -1;
 
 // The entries of each site's subnetwork in one tensor: offsets into the
 // whole tensor, in the site's row-major order.
@@ -52,7 +56,7 @@ std::vector<Index> site_offsets(const RoundsPlan::Carried& x, const std::vector<
 // The sites' copies of the whole network and where each cut entry is current.
 class Network {
  public:
-  Network(const RoundsPlan& plan, const model::Workflow& whole, DType dtype, const comm::Communicator& c) : plan_(plan), c_(c) {
+  Network(const RoundsPlan& plan, const model::Workflow& whole, DType dtype, const comm::Communicator& c) : plan_(plan), c_(c), dtype_(dtype) {
     comm::Communicator self(MPI_COMM_SELF);
     for (const auto& [name, x] : plan.carried) {
       values_[name] = initial_values(*whole.find_tensor(name), dtype, self);
@@ -69,24 +73,24 @@ class Network {
     std::vector<std::vector<Scalar>> to_rank(static_cast<size_t>(n));
     std::vector<Index> from_counts(static_cast<size_t>(n), 0);
     std::map<std::string, std::vector<Index>> mine;  // my entries' offsets
-    std::map<std::string, std::vector<std::int8_t>> source;  // and where each comes from
+    std::map<std::string, std::vector<std::int16_t>> source;  // and where each comes from
     for (const auto& [name, x] : plan_.carried) {
       if (!x.cut()) continue;
-      std::vector<std::int8_t>& home = home_.at(name);
+      std::vector<std::int16_t>& home = home_.at(name);
       const std::vector<Scalar>& values = values_.at(name).values;
       for (int t = 0; t < n; ++t) {
         std::vector<Index> offsets = site_offsets(x, dealt, t);
         assembled += static_cast<Index>(offsets.size());
-        std::vector<std::int8_t> from;
+        std::vector<std::int16_t> from;
         for (Index o : offsets) {
-          std::int8_t& h = home[static_cast<size_t>(o)];
+          std::int16_t& h = home[static_cast<size_t>(o)];
           if (t == me) {
             from.push_back(h);
             if (h != kEverywhere && h != me) ++from_counts[static_cast<size_t>(h)];
           } else if (h == me) {
             to_rank[static_cast<size_t>(t)].push_back(values[static_cast<size_t>(o)]);
           }
-          h = static_cast<std::int8_t>(t);  // where it is trained this round, and current after it
+          h = static_cast<std::int16_t>(t);  // where it is trained this round, and current after it
         }
         if (t == me) mine[name] = std::move(offsets), source[name] = std::move(from);
       }
@@ -105,7 +109,7 @@ class Network {
         continue;
       }
       const std::vector<Index>& offsets = mine.at(name);
-      const std::vector<std::int8_t>& from = source.at(name);
+      const std::vector<std::int16_t>& from = source.at(name);
       const std::vector<Scalar>& values = values_.at(name).values;
       t.values.resize(offsets.size());
       for (size_t i = 0; i < offsets.size(); ++i)
@@ -135,13 +139,15 @@ class Network {
       for (size_t i = 0; i < whole.size(); ++i) {
         Scalar sum = all[0][i];
         for (int r = 1; r < n; ++r) sum += all[static_cast<size_t>(r)][i];
-        whole[i] = sum / n;
+        whole[i] = dtype_ == DType::Float32 ? static_cast<Scalar>(static_cast<float>(sum / n)) : sum / n;  // held in the run's type
       }
     }
   }
 
   // Every rank's copy made whole: the entries current on another rank
-  // come from it (one exchange); then every entry is current everywhere.
+  // come from it (one exchange). Where each entry is current is left as it
+  // was, so that a held-out evaluation does not change what later rounds
+  // move (their count is the training's own).
   const std::map<std::string, exec::HostTensor>& gathered(Index& moved) {
     const int n = c_.size(), me = c_.rank();
     std::vector<Scalar> out;
@@ -160,19 +166,25 @@ class Network {
     for (auto& [name, home] : home_)
       for (size_t o = 0; o < home.size(); ++o)
         if (home[o] != kEverywhere && home[o] != me) values_.at(name).values[o] = received[cursor[static_cast<size_t>(home[o])]++];
-    for (auto& [name, home] : home_) std::fill(home.begin(), home.end(), kEverywhere);
     return values_;
   }
 
  private:
   const RoundsPlan& plan_;
   const comm::Communicator& c_;
+  DType dtype_;
   std::map<std::string, exec::HostTensor> values_;  // this rank's copy of every loop-carried tensor
-  std::map<std::string, std::vector<std::int8_t>> home_;  // cut tensors: where each entry is current
+  std::map<std::string, std::vector<std::int16_t>> home_;  // cut tensors: where each entry is current
   std::map<std::string, std::vector<Index>> mine_;  // this round's entries of this site
 };
 
 }  // namespace
+
+std::int64_t RoundsPlan::copy_bytes() const {
+  std::int64_t bytes = 0;
+  for (const auto& [name, x] : carried) bytes += volume(x.whole) * static_cast<std::int64_t>(sizeof(Scalar) + (x.cut() ? sizeof(std::int16_t) : 0));
+  return 2 * bytes;
+}
 
 bool RoundsPlan::Carried::cut() const {
   for (int l : layers)
@@ -198,6 +210,8 @@ RoundsPlan plan_rounds(const model::Workflow& deck, const PlannedDeck& whole, co
     if (t.param && std::holds_alternative<model::SparseSource>(t.source))
       throw UserError(t.param_loc, "method " + method + " trains dense parameters; '" + t.name + "' is sparse");
   if (train.method == TrainSettings::Method::Ist) {
+    if (sites > std::numeric_limits<std::int16_t>::max())
+      throw UserError(train.method_loc, "method ist runs on at most " + std::to_string(std::numeric_limits<std::int16_t>::max()) + " ranks");
     p.layers = model::hidden_layers(whole.workflow, trained);
     if (p.layers.empty())
       throw UserError(train.method_loc,
@@ -213,10 +227,7 @@ RoundsPlan plan_rounds(const model::Workflow& deck, const PlannedDeck& whole, co
   // each round, nothing written, one rank.
   model::Workflow site = deck;
   site.outputs.clear();
-  site.run.partitioning.clear();
-  site.run.partitioning_loc.clear();
-  site.run.default_given = false;
-  site.run.partitioner = model::RunOptions::Partitioner::EinDecomp;
+  drop_partitioning(site);
   site.train->log_file.clear();
   for (auto& t : site.tensors) {
     if (!t.param) continue;
@@ -263,7 +274,7 @@ std::string RoundsPlan::text() const {
 }
 
 RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const comm::Communicator& c, bool analyze, const TrainFiles& files,
-                     const std::function<void()>& check_files, HeldOut* held_out) {
+                     const std::function<void()>& check_files, std::int64_t spare_bytes, HeldOut* held_out) {
   const model::Workflow& deck = whole.workflow;
   const TrainSettings& train = *deck.train;
   const PlannedDeck& site = plan.site;
@@ -271,6 +282,7 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
   const int n = c.size(), me = c.rank();
   std::set<int> keep;
   for (const auto& [name, node] : site.iteration_nodes) keep.insert(node);
+  for (const auto& [name, carried] : site.carried) keep.insert(carried.carries.begin(), carried.carries.end());
   const int loss_node = site.iteration_nodes.at(train.loss);
   comm::Communicator self(MPI_COMM_SELF);
   Network network(plan, deck, deck.run.dtype, c);
@@ -278,11 +290,18 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
   run.last = std::make_unique<exec::Executor>(ia, self, keep, analyze);
   exec::Executor& ex = *run.last;
   const Index batches = model::batches_per_epoch(site.workflow);
+  // A site reads each of its batches once an epoch of its own: kept after
+  // the first read where they fit, as a synchronous run keeps them.
+  exec::InputCache input_cache(kept_inputs(ia, batches, train.iterations * n, spare_bytes, c));
+  if (input_cache.keeps_any()) ex.set_input_cache(&input_cache);
   TrainingLog log(log_header(train, "iteration,round,loss,seconds,moved_floats"));
   const Index stride = std::max<Index>(1, train.iterations / 20);
   Index assembled = 0, moved = 0, evaluation_moved = 0;  // this rank's, over the run
   bool accuracy_pending = false;
-  std::map<std::string, exec::HostTensor> tensors;  // this site's, between steps
+  // This site's loop-carried tensors: whole at a round's start, then handed
+  // from one step to the next by the plan's Carry operators, in place.
+  std::map<std::string, std::shared_ptr<const exec::HostTensor>> whole_inputs;
+  std::map<int, std::vector<Tuple>> in_place;
   c.barrier();
   Stopwatch all;
   for (Index it = 0; it < train.iterations; ++it) {
@@ -293,9 +312,14 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
       std::vector<std::vector<std::vector<Index>>> dealt;
       for (size_t l = 0; l < plan.layers.size(); ++l)
         dealt.push_back(model::deal_neurons(train.subnet_seed, round, static_cast<int>(l), plan.layers[l].size, n));
-      tensors = network.assemble(dealt, assembled, step_moved);
+      for (auto& [name, t] : network.assemble(dealt, assembled, step_moved))
+        whole_inputs[name] = std::make_shared<const exec::HostTensor>(std::move(t));
+      in_place.clear();
     }
-    for (const auto& [name, t] : tensors) ex.set_input(name, std::make_shared<const exec::HostTensor>(t));
+    for (const auto& [name, t] : whole_inputs) ex.set_input(name, t);
+    for (auto& [node, tuples] : in_place) ex.set_scan_tuples(node, std::move(tuples));
+    whole_inputs.clear();
+    in_place.clear();
     for (const auto& [name, value] : autodiff::step_scalars(*train.optimizer, iteration))
       ex.set_input(name, std::make_shared<const exec::HostTensor>(exec::HostTensor{Shape{}, {value}}));
     const Index batch = model::batch_at(train, batches, it * n + me);
@@ -305,13 +329,20 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
       origin[static_cast<size_t>(t.batch->dim)] = batch * t.batch->size;
       ex.set_origin(t.name, origin);
     }
-    ex.run();
-    for (const auto& [name, carried] : site.carried) {
-      const physical::IaNode& next = ia.node(carried.next);
-      tensors[name] = exec::assemble(ex.result(carried.next), next.type.tensor_shape(), next.type.chunk_shape);
-    }
+    // A site that fails alone (its batch unreadable) stops every site with it.
+    comm::agree(c, [&] { ex.run(); });
     const bool round_ends = iteration % train.local_steps == 0 || iteration == train.iterations;
-    if (round_ends) network.put_back(tensors, step_moved);
+    if (round_ends) {
+      std::map<std::string, exec::HostTensor> trained;
+      for (const auto& [name, carried] : site.carried) {
+        const physical::IaNode& next = ia.node(carried.next);
+        trained[name] = exec::assemble(ex.result(carried.next), next.type.tensor_shape(), next.type.chunk_shape);
+      }
+      network.put_back(trained, step_moved);
+    } else {
+      for (const auto& [name, carried] : site.carried)
+        for (int id : carried.carries) carry_over(ex, ia, name, carried, id, whole_inputs, in_place);
+    }
     // The sites' mean loss, added in rank order.
     comm::Moved unused;
     const auto losses = comm::gather_values(c, {ex.result(loss_node).at(0).chunk.to_host().at(0)}, unused);
@@ -342,15 +373,16 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
                                           "; training stopped there and wrote no outputs" +
                                           (files.log.empty() ? std::string() : "; the log up to it is " + files.log));
     }
-    if (iteration <= 10 || iteration % stride == 0 || iteration == train.iterations) {
+    const bool reported = iteration <= 10 || iteration % stride == 0 || iteration == train.iterations;
+    if (reported) {
       std::ostringstream line;
       line.precision(10);
       line << "iteration " << iteration << "/" << train.iterations << " (round " << round + 1 << "): loss " << loss;
       if (accuracy) line << ", held-out accuracy " << *accuracy;
       line << " (" << t << " s)";
       Log::progress(line.str());
-      if (iteration < train.iterations) check_files();
     }
+    if (iteration + 1 == train.iterations || (reported && iteration < train.iterations)) check_files();
   }
   Index final_moved = 0;
   run.trained = network.gathered(final_moved);

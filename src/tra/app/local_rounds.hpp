@@ -71,6 +71,10 @@ struct RoundsPlan {
   Index assembled = 0, averaged = 0;
   PlannedDeck site;  // one site's step, for one rank
   std::string text() const;  // what --explain shows
+  // What every rank holds beside the site's plan: its copy of the whole
+  // network and where each cut entry is current (twice the copy while the
+  // last gather's buffers are out).
+  std::int64_t copy_bytes() const;
 };
 
 // The site's deck and its plan. `deck`: the deck as read; `whole`: it
@@ -91,7 +95,9 @@ struct RoundsRun {
 // `held_out`: where train: accuracy: is measured (null: it is not), at the
 // end of the round that holds a due iteration, after the sites' entries are
 // gathered on every rank (floats the log's rounds do not count).
+// `spare_bytes`: what the site's plan leaves free under the memory bound,
+// where a site keeps the batches it read if they fit.
 RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const comm::Communicator& c, bool analyze, const TrainFiles& files,
-                     const std::function<void()>& check_files, HeldOut* held_out = nullptr);
+                     const std::function<void()>& check_files, std::int64_t spare_bytes, HeldOut* held_out = nullptr);
 
 }  // namespace tra::app

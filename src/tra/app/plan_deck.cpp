@@ -360,4 +360,11 @@ std::string candidates_text(const PlannedDeck& p) {
   return os.str();
 }
 
+void drop_partitioning(model::Workflow& wf) {
+  wf.run.partitioning.clear();
+  wf.run.partitioning_loc.clear();
+  wf.run.default_given = false;
+  wf.run.partitioner = model::RunOptions::Partitioner::EinDecomp;
+}
+
 }  // namespace tra::app

@@ -89,6 +89,11 @@ struct PlannedDeck {
 // this process checks every labeling itself. The plan is the same either way.
 PlannedDeck plan_deck(const model::Workflow& wf, int nranks, const physical::OptimizerOptions& options, const comm::Communicator* team = nullptr);
 
+// A graph derived from a deck (a training site's, a held-out evaluation's)
+// planned for one rank: the deck's partitioning for its ranks dropped, the
+// partitioner EinDecomp's.
+void drop_partitioning(model::Workflow& wf);
+
 // The chosen plan as a candidate (its cost with its Carry operators,
 // replicated reads and carried floats), to compare planned decks by
 // preferred().

@@ -435,7 +435,8 @@ void execute_stage(Run& r) {
       });
     };
     if (r.rounds) {
-      RoundsRun run = run_rounds(*r.rounds, r.planned, c, analyze, r.train_files, check_files, r.held_out.get());
+      RoundsRun run = run_rounds(*r.rounds, r.planned, c, analyze, r.train_files, check_files,
+                                 r.limit.bytes - r.rounds->site.memory.peak_bytes - r.rounds->copy_bytes(), r.held_out.get());
       r.executor = std::move(run.last);
       r.trained = std::move(run.trained);
       r.iterations = std::move(run.iterations);

@@ -56,13 +56,8 @@ std::pair<std::string, Index> first_nonfinite(const exec::Executor& ex, const st
   return {"", 0};
 }
 
-// The Scans whose data the run keeps after their first read
-// (exec/input_cache.hpp), none if it keeps nothing: those reading data more
-// than once (app/kept_inputs.hpp), when what keeping them adds to every
-// rank's estimated peak fits in what the plan leaves free under the memory
-// bound and, on a GPU, all they read fits in half of its share of the
-// device's free memory. Agreed: every rank reads collectively, so all read
-// or all reuse.
+}  // namespace
+
 std::set<int> kept_inputs(const physical::IaPlan& ia, Index batches, Index runs, std::int64_t spare_bytes, const comm::Communicator& c) {
   std::set<int> scans = reread_data_scans(ia, batches, runs);
   const double all = c.max(kept_bytes(ia, scans, batches, c.rank()));
@@ -83,8 +78,6 @@ std::set<int> kept_inputs(const physical::IaPlan& ia, Index batches, Index runs,
   Log::progress("data inputs: kept after their first read (" + size + ")");
   return scans;
 }
-
-}  // namespace
 
 TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c, std::set<int> keep,
                            bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files,
@@ -180,10 +173,7 @@ TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSetting
       for (int id : carried.carries) {
         carried_moved += ex->stats()[static_cast<size_t>(id)].floats_moved;
         if (iteration == train.iterations || !std::isfinite(loss) || !broken.empty()) continue;
-        const physical::CarryParams& carry = ia.node(id).carry();
-        const physical::IaNode& next = ia.node(carried.next);
-        if (!carry.regrid) in_place[carry.scans.at(0)] = ex->result(id);
-        else whole[name] = std::make_shared<const exec::HostTensor>(exec::assemble(ex->result(id), next.type.tensor_shape(), next.type.chunk_shape));
+        carry_over(*ex, ia, name, carried, id, whole, in_place);
       }
     const double t = c.max(step.seconds());
     Index moved = 0;
@@ -251,6 +241,14 @@ std::vector<std::optional<double>> log_row(const model::TrainSettings& train, st
                                            std::optional<double> accuracy) {
   if (train.accuracy) row.push_back(accuracy);
   return row;
+}
+
+void carry_over(const exec::Executor& ex, const physical::IaPlan& ia, const std::string& name, const PlannedDeck::Carried& carried, int carry_node,
+                std::map<std::string, std::shared_ptr<const exec::HostTensor>>& whole, std::map<int, std::vector<Tuple>>& in_place) {
+  const physical::CarryParams& carry = ia.node(carry_node).carry();
+  const physical::IaNode& next = ia.node(carried.next);
+  if (!carry.regrid) in_place[carry.scans.at(0)] = ex.result(carry_node);
+  else whole[name] = std::make_shared<const exec::HostTensor>(exec::assemble(ex.result(carry_node), next.type.tensor_shape(), next.type.chunk_shape));
 }
 
 }  // namespace tra::app

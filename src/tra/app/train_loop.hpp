@@ -35,6 +35,7 @@
 // One executor runs every iteration (exec/executor.hpp): the plan's exchange
 // counts are worked out once, when it is bound.
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -72,6 +73,21 @@ struct TrainingRun {
 TrainingRun run_iterations(const PlannedDeck& planned, const model::TrainSettings& train, const comm::Communicator& c, std::set<int> keep,
                            bool analyze, const TrainFiles& files, Checkpoint resume, const std::function<void()>& check_files,
                            std::int64_t spare_bytes, HeldOut* held_out = nullptr);
+
+// The Scans whose data the run keeps after their first read
+// (exec/input_cache.hpp), none if it keeps nothing: those reading data more
+// than once (app/kept_inputs.hpp), when what keeping them adds to every
+// rank's estimated peak fits in what the plan leaves free under the memory
+// bound and, on a GPU, all they read fits in half of its share of the
+// device's free memory. Agreed: every rank reads collectively, so all read
+// or all reuse. Collective over `c`.
+std::set<int> kept_inputs(const physical::IaPlan& ia, Index batches, Index runs, std::int64_t spare_bytes, const comm::Communicator& c);
+
+// What the next run reads of loop-carried tensor `name` from this run's
+// Carry operator `carry_node`: its Scan's tuples in place, or the tensor
+// whole where the update's chunks differ from the read's.
+void carry_over(const exec::Executor& ex, const physical::IaPlan& ia, const std::string& name, const PlannedDeck::Carried& carried, int carry_node,
+                std::map<std::string, std::shared_ptr<const exec::HostTensor>>& whole, std::map<int, std::vector<Tuple>>& in_place);
 
 // Whether train: accuracy: is measured after `iteration` (counted from 1).
 bool accuracy_due(const model::TrainSettings& train, Index iteration);

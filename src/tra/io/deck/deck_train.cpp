@@ -111,6 +111,8 @@ class TrainSection : public DeckValues {
       fail(a["targets"], "accuracy targets '" + acc.targets + "' must be a batch tensor (the data's one-hot or scored classes, batch: {...})");
     for (auto& d : wf.tensors) {
       if (!d.batch) continue;
+      if (!std::holds_alternative<model::Hdf5Source>(d.source))
+        fail(a, "accuracy holds out rows of HDF5 datasets; batch tensor '" + d.name + "' is an index list, whose rows it cannot hold out yet");
       const Index left = d.batch->rows - acc.held_out;
       if (left < d.batch->size || left % d.batch->size != 0)
         fail(a["held_out"], "held_out " + std::to_string(acc.held_out) + " leaves tensor '" + d.name + "' " +
