@@ -12,6 +12,9 @@ neuron assignments and batches:
   N0*N1 + N_{t-1}*N_t + sum of the hidden-to-hidden N_{i-1}*N_i / n, and
   the hidden biases), and the floats that move between ranks are what this
   script's own bookkeeping of where each weight is current predicts;
+- a run stopped after a checkpoint and resumed (--resume) ends with the
+  uninterrupted run's weights and losses, bit for bit; a resume on another
+  rank count is refused at `method:`;
 - decks IST cannot run fail with exit 2 and a located message, printed once.
 """
 import argparse
@@ -230,13 +233,13 @@ def main():
     tra = os.path.abspath(args.tra_run)
     problems = []
 
-    def run(folder, text, ranks, name):
+    def run(folder, text, ranks, name, extra=()):
         path = os.path.join(folder, name + ".yaml")
         with open(path, "w") as f:
             f.write(text)
         out = os.path.join(folder, name)
         os.makedirs(out, exist_ok=True)
-        cmd = [args.mpiexec, "--oversubscribe", "-n", str(ranks), tra, path, "--output-dir", out]
+        cmd = [args.mpiexec, "--oversubscribe", "-n", str(ranks), tra, path, "--output-dir", out] + list(extra)
         return subprocess.run(cmd, cwd=folder, capture_output=True, text=True), out
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -311,6 +314,25 @@ def main():
                 problems.append("%s: %d floats moved between ranks, the reference's bookkeeping says %d" % (label, got_moved.sum(), expected_moved))
             print("%s: loss within %.1e, weights within %.1e; %d floats moved (as predicted)" %
                   (label, np.abs(got_losses - np.array(losses)).max(), worst, got_moved.sum() if got_moved is not None else 0))
+
+        # Stopped after the checkpoint of iteration 12 (4 rounds), resumed to 20.
+        ck = two(deck(2, "ist")).replace("  log: {file: run.csv}\n", "  log: {file: run.csv}\n  checkpoint: {file: ck.h5, every: 6}\n")
+        full, out_full = run(tmp, ck, 2, "ck_full")
+        part, out_part = run(tmp, ck.replace("iterations: %d" % ITERATIONS, "iterations: 12"), 2, "ck_part")
+        resumed, out_resumed = run(tmp, ck, 2, "ck_resumed", ["--resume", os.path.join(out_part, "ck.h5")])
+        other, _ = run(tmp, ck, 1, "ck_other", ["--resume", os.path.join(out_part, "ck.h5")])
+        if any(r.returncode != 0 for r in (full, part, resumed)):
+            problems.append("checkpoint and resume: exit %s: %s" % ([r.returncode for r in (full, part, resumed)], resumed.stderr[-800:]))
+        else:
+            with h5py.File(os.path.join(out_full, "out.h5")) as a, h5py.File(os.path.join(out_resumed, "out.h5")) as b:
+                same = all(np.array_equal(a[k][()], b[k][()]) for k in a)
+            tail = read_log(os.path.join(out_full, "run.csv"))[0][12:]
+            if not same or not np.array_equal(tail, read_log(os.path.join(out_resumed, "run.csv"))[0]):
+                problems.append("resumed after iteration 12: weights or losses differ from the uninterrupted run's")
+            else:
+                print("checkpoint after iteration 12, resumed: the uninterrupted run's weights and losses, bit for bit")
+        if other.returncode != 2 or not re.search(r"\.yaml:\d+:\d+: --resume .*on 2 rank\(s\)', but the deck trains with .*on 1 rank\(s\)'", other.stderr):
+            problems.append("a resume on another rank count: exit %d: %s" % (other.returncode, other.stderr[-600:]))
 
         # Decks IST cannot run: exit 2, a located message, printed once.
         bad = [

@@ -155,6 +155,13 @@ CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::Trai
       {"order " + (train.order == model::TrainSettings::Order::Shuffled ? "shuffled seed " + std::to_string(train.seed) : std::string("sequential")),
        order_at},
       {std::to_string(batches_per_epoch) + " batch(es) per epoch", batches_at}};
+  // A run by rounds is its sites: the same method, rounds, assignments and
+  // rank count, or another training altogether.
+  if (train.by_rounds())
+    r.setup.push_back({std::string("method ") + (train.method == model::TrainSettings::Method::Ist ? "ist" : "local_sgd") + " local_steps " +
+                           std::to_string(train.local_steps) + " seed " + std::to_string(train.subnet_seed) + " on " + std::to_string(ranks) +
+                           " rank(s)",
+                       train.method_loc});
   r.ranks = ranks;
   r.plan = Digest().add(planned.optimized.chosen.parameters()).hex();  // equal plans print alike, any other prints differently
   r.partitioner = planned.lowering.decomposition.partitioner;
@@ -162,15 +169,16 @@ CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::Trai
   return r;
 }
 
-void write_checkpoint(const comm::Communicator& c, const std::string& path, const exec::Executor& ex, const physical::IaPlan& plan,
-                      const std::map<std::string, int>& next_nodes, Index done, const CheckpointRecord& record) {
+namespace {
+
+// The datasets, with what the run records, in place at `path`.
+void write_with_record(const comm::Communicator& c, const std::string& path, std::vector<io::hdf5::DatasetData> datasets, Index done,
+                       const CheckpointRecord& record) {
   io::hdf5::FileData f;
   f.path = path;
   f.what = "the checkpoint";
-  for (const auto& [name, node] : next_nodes) {
-    f.datasets.push_back(result_dataset(ex, plan, node, "/" + name, c));
-    f.datasets.back().storage.float32 = plan.node(node).type.dtype == DType::Float32;  // as computed: a resume reads back the same values
-  }
+  f.datasets = std::move(datasets);
+  for (auto& d : f.datasets) d.storage.float32 = record.dtype == DType::Float32;  // as computed: a resume reads back the same values
   f.attributes[kDone] = std::to_string(done);
   f.attributes[kSetup] = joined(record.setup);
   f.attributes[kRanks] = std::to_string(record.ranks);
@@ -178,6 +186,22 @@ void write_checkpoint(const comm::Communicator& c, const std::string& path, cons
   f.attributes[kPartitioner] = record.partitioner;
   f.attributes[kDtype] = dtype_name(record.dtype);
   io::hdf5::write_file(c, f);
+}
+
+}  // namespace
+
+void write_checkpoint(const comm::Communicator& c, const std::string& path, const exec::Executor& ex, const physical::IaPlan& plan,
+                      const std::map<std::string, int>& next_nodes, Index done, const CheckpointRecord& record) {
+  std::vector<io::hdf5::DatasetData> datasets;
+  for (const auto& [name, node] : next_nodes) datasets.push_back(result_dataset(ex, plan, node, "/" + name, c));
+  write_with_record(c, path, std::move(datasets), done, record);
+}
+
+void write_checkpoint(const comm::Communicator& c, const std::string& path, const std::map<std::string, exec::HostTensor>& tensors,
+                      const physical::IaPlan& plan, const std::map<std::string, int>& next_nodes, Index done, const CheckpointRecord& record) {
+  std::vector<io::hdf5::DatasetData> datasets;
+  for (const auto& [name, node] : next_nodes) datasets.push_back(host_dataset(tensors.at(name), plan.node(node).type.chunk_shape, "/" + name, c));
+  write_with_record(c, path, std::move(datasets), done, record);
 }
 
 Checkpoint read_checkpoint(const comm::Communicator& c, const std::string& path, const PlannedDeck& planned, const CheckpointRecord& now) {

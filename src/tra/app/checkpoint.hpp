@@ -41,6 +41,10 @@ CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::Trai
 // after `done` iterations. Collective.
 void write_checkpoint(const comm::Communicator& c, const std::string& path, const exec::Executor& ex, const physical::IaPlan& plan,
                       const std::map<std::string, int>& next_nodes, Index done, const CheckpointRecord& record);
+// The same from whole tensors every rank holds (a run by rounds'), cut into
+// the chunks of `plan`'s X.next nodes.
+void write_checkpoint(const comm::Communicator& c, const std::string& path, const std::map<std::string, exec::HostTensor>& tensors,
+                      const physical::IaPlan& plan, const std::map<std::string, int>& next_nodes, Index done, const CheckpointRecord& record);
 
 struct Checkpoint {
   Index done = 0;  // iterations completed

@@ -56,10 +56,13 @@ std::vector<Index> site_offsets(const RoundsPlan::Carried& x, const std::vector<
 // The sites' copies of the whole network and where each cut entry is current.
 class Network {
  public:
-  Network(const RoundsPlan& plan, const model::Workflow& whole, DType dtype, const comm::Communicator& c) : plan_(plan), c_(c), dtype_(dtype) {
+  // `resume`: the state to start from (a checkpoint's; none: the deck's sources).
+  Network(const RoundsPlan& plan, const model::Workflow& whole, DType dtype, const comm::Communicator& c, const Checkpoint& resume)
+      : plan_(plan), c_(c), dtype_(dtype) {
     comm::Communicator self(MPI_COMM_SELF);
     for (const auto& [name, x] : plan.carried) {
-      values_[name] = initial_values(*whole.find_tensor(name), dtype, self);
+      auto saved = resume.carried.find(name);
+      values_[name] = saved != resume.carried.end() ? *saved->second : initial_values(*whole.find_tensor(name), dtype, self);
       if (x.cut()) home_[name].assign(values_[name].values.size(), kEverywhere);
     }
   }
@@ -274,7 +277,7 @@ std::string RoundsPlan::text() const {
 }
 
 RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const comm::Communicator& c, bool analyze, const TrainFiles& files,
-                     const std::function<void()>& check_files, std::int64_t spare_bytes, HeldOut* held_out) {
+                     Checkpoint resume, const std::function<void()>& check_files, std::int64_t spare_bytes, HeldOut* held_out) {
   const model::Workflow& deck = whole.workflow;
   const TrainSettings& train = *deck.train;
   const PlannedDeck& site = plan.site;
@@ -285,7 +288,11 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
   for (const auto& [name, carried] : site.carried) keep.insert(carried.carries.begin(), carried.carries.end());
   const int loss_node = site.iteration_nodes.at(train.loss);
   comm::Communicator self(MPI_COMM_SELF);
-  Network network(plan, deck, deck.run.dtype, c);
+  Network network(plan, deck, deck.run.dtype, c, resume);
+  TRA_ASSERT(resume.done % train.local_steps == 0, "a checkpoint of a run by rounds is written between rounds");
+  const CheckpointRecord record = checkpoint_record(whole, train, model::batches_per_epoch(deck), n);
+  std::map<std::string, int> next_nodes;  // the checkpoint's datasets
+  for (const auto& [name, carried] : whole.carried) next_nodes[name] = carried.next;
   RoundsRun run;
   run.last = std::make_unique<exec::Executor>(ia, self, keep, analyze);
   exec::Executor& ex = *run.last;
@@ -296,7 +303,7 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
   if (input_cache.keeps_any()) ex.set_input_cache(&input_cache);
   TrainingLog log(log_header(train, "iteration,round,loss,seconds,moved_floats"));
   const Index stride = std::max<Index>(1, train.iterations / 20);
-  Index assembled = 0, moved = 0, evaluation_moved = 0;  // this rank's, over the run
+  Index assembled = 0, moved = 0, gathered_moved = 0;  // this rank's, over the run
   bool accuracy_pending = false;
   // This site's loop-carried tensors: whole at a round's start, then handed
   // from one step to the next by the plan's Carry operators, in place.
@@ -304,7 +311,7 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
   std::map<int, std::vector<Tuple>> in_place;
   c.barrier();
   Stopwatch all;
-  for (Index it = 0; it < train.iterations; ++it) {
+  for (Index it = resume.done; it < train.iterations; ++it) {
     const Index iteration = it + 1, round = it / train.local_steps;
     Stopwatch step;
     Index step_moved = 0;
@@ -353,11 +360,25 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
     const double t = c.max(step.seconds());
     const Index all_moved = c.sum(step_moved);
     run.iterations.push_back({t, c.max(ex.totals().reading), c.max(ex.totals().operators), all_moved});
+    const bool checkpointed =
+        !files.checkpoint.empty() && round_ends && std::isfinite(loss) && (iteration == train.iterations || iteration % train.checkpoint_every == 0);
+    if (checkpointed) {
+      const auto& network_now = network.gathered(gathered_moved);
+      for (const auto& [name, t] : network_now)
+        for (Scalar v : t.values)
+          if (!std::isfinite(v)) {
+            log.write(c, files.log);
+            throw UserError(train.loss_loc, "iteration " + std::to_string(iteration) + ": the round left a NaN or an infinite value in " + name +
+                                                "; training stopped there and wrote no outputs; the checkpoint " + files.checkpoint +
+                                                " holds the last good state, if any");
+          }
+      write_checkpoint(c, files.checkpoint, network_now, whole.optimized.chosen, next_nodes, iteration, record);
+    }
     accuracy_pending = accuracy_pending || (held_out && accuracy_due(train, iteration));
     std::optional<double> accuracy;
     if (accuracy_pending && round_ends && std::isfinite(loss)) {
       std::map<std::string, exec::HostTensor> params;
-      for (const auto& [name, values] : network.gathered(evaluation_moved))
+      for (const auto& [name, values] : network.gathered(gathered_moved))
         if (deck.find_tensor(name)->param) params[name] = values;
       accuracy = held_out->accuracy(params, c);
       accuracy_pending = false;
@@ -386,9 +407,10 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
   }
   Index final_moved = 0;
   run.trained = network.gathered(final_moved);
-  if (held_out) Log::progress("the held-out evaluations gathered " + floats_text(c.sum(evaluation_moved)) + " between the ranks");
+  if (held_out || !files.checkpoint.empty())
+    Log::progress("the held-out evaluations and checkpoints gathered " + floats_text(c.sum(gathered_moved)) + " between the ranks");
   run.seconds = c.max(all.seconds());
-  const Index rounds = (train.iterations + train.local_steps - 1) / train.local_steps;
+  const Index rounds = (train.iterations - resume.done + train.local_steps - 1) / train.local_steps;
   const Index all_assembled = assembled / rounds;  // every rank counts every site's entries
   const Index moved_per_round = c.sum(moved) / rounds;
   std::ostringstream summary;

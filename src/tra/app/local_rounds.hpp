@@ -32,15 +32,18 @@
 // the neurons are, and one site reads exactly the synchronous run's
 // batches. The logged loss is the sites' mean.
 //
-// Not yet: checkpoints and --resume (refused by the deck reader), memory
-// bounds for the site's plan (the whole deck's plan is the one checked
-// against memory_per_rank).
+// A checkpoint holds the whole network after a round, the rounds done and
+// the method, assignments' seed and rank count, which a resume must match.
+//
+// Not yet: memory bounds for the site's plan (the whole deck's plan is the
+// one checked against memory_per_rank).
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tra/app/checkpoint.hpp"
 #include "tra/app/held_out.hpp"
 #include "tra/app/plan_deck.hpp"
 #include "tra/app/report.hpp"
@@ -97,7 +100,10 @@ struct RoundsRun {
 // gathered on every rank (floats the log's rounds do not count).
 // `spare_bytes`: what the site's plan leaves free under the memory bound,
 // where a site keeps the batches it read if they fit.
+// `resume`: the state after a round to start from (done = 0: the deck's
+// sources); checkpoints (files.checkpoint) are written after the rounds
+// that hold a due iteration (the deck reader makes `every` whole rounds).
 RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const comm::Communicator& c, bool analyze, const TrainFiles& files,
-                     const std::function<void()>& check_files, std::int64_t spare_bytes, HeldOut* held_out = nullptr);
+                     Checkpoint resume, const std::function<void()>& check_files, std::int64_t spare_bytes, HeldOut* held_out = nullptr);
 
 }  // namespace tra::app

@@ -368,8 +368,6 @@ void files_stage(Run& r) {
   comm::agree(r.c, [&] {
     r.outputs = plan_outputs(wf, r.ia(), r.planned.output_nodes, opt.output_dir);
     if (!opt.resume.empty() && !r.training) throw UserError("--resume " + opt.resume + ": the deck does not train (no train: optimizer:)");
-    if (!opt.resume.empty() && r.rounds)
-      throw UserError("--resume " + opt.resume + ": a run by rounds (train: method: " + r.rounds->method + ") has no checkpoints to resume from yet");
     // A training run's log and checkpoint go where outputs go.
     if (r.training && !wf.train->log_file.empty()) r.train_files.log = resolve_output(wf.train->log_file, opt.output_dir);
     if (r.training && !wf.train->checkpoint_file.empty()) r.train_files.checkpoint = resolve_output(wf.train->checkpoint_file, opt.output_dir);
@@ -435,7 +433,7 @@ void execute_stage(Run& r) {
       });
     };
     if (r.rounds) {
-      RoundsRun run = run_rounds(*r.rounds, r.planned, c, analyze, r.train_files, check_files,
+      RoundsRun run = run_rounds(*r.rounds, r.planned, c, analyze, r.train_files, std::move(r.resume), check_files,
                                  r.limit.bytes - r.rounds->site.memory.peak_bytes - r.rounds->copy_bytes(), r.held_out.get());
       r.executor = std::move(run.last);
       r.trained = std::move(run.trained);

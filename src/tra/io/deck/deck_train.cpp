@@ -89,8 +89,12 @@ class TrainSection : public DeckValues {
       if (t.method != model::TrainSettings::Method::Ist) fail(seed, "'seed' draws IST's neuron assignments; method local_sgd draws none");
       t.subnet_seed = seed_value(seed, "seed");
     }
+    // Checkpoints hold the whole network, which exists between rounds only.
     if (const YAML::Node c = train["checkpoint"])
-      fail(c, "checkpoints of a run by rounds (method " + method + ") are not supported yet; train it without 'checkpoint'");
+      if (t.checkpoint_every % t.local_steps != 0 && t.checkpoint_every != t.iterations)
+        fail(c["every"] ? c["every"] : c, "a run by rounds (method " + method + ") checkpoints between rounds: 'every' (" +
+                                              std::to_string(t.checkpoint_every) + ") must be a multiple of local_steps (" +
+                                              std::to_string(t.local_steps) + ")");
   }
 
   // accuracy: {predictions: S, targets: T, held_out: N, every: K}
