@@ -158,9 +158,8 @@ CheckpointRecord checkpoint_record(const PlannedDeck& planned, const model::Trai
   // A run by rounds is its sites: the same method, rounds, assignments and
   // rank count, or another training altogether.
   if (train.by_rounds())
-    r.setup.push_back({std::string("method ") + (train.method == model::TrainSettings::Method::Ist ? "ist" : "local_sgd") + " local_steps " +
-                           std::to_string(train.local_steps) + " seed " + std::to_string(train.subnet_seed) + " on " + std::to_string(ranks) +
-                           " rank(s)",
+    r.setup.push_back({std::string("method ") + model::method_name(train.method) + " local_steps " + std::to_string(train.local_steps) + " seed " +
+                           std::to_string(train.subnet_seed) + " on " + std::to_string(ranks) + " rank(s)",
                        train.method_loc});
   r.ranks = ranks;
   r.plan = Digest().add(planned.optimized.chosen.parameters()).hex();  // equal plans print alike, any other prints differently

@@ -24,8 +24,6 @@ namespace {
 
 using model::TrainSettings;
 
-const char* method_name(TrainSettings::Method m) { return m == TrainSettings::Method::Ist ? "ist" : "local_sgd"; }
-
 std::string floats_text(Index n) { return std::to_string(n) + " floats"; }
 
 // A loop-carried tensor's starting values, whole: its declaration's source
@@ -197,7 +195,7 @@ bool RoundsPlan::Carried::cut() const {
 
 RoundsPlan plan_rounds(const model::Workflow& deck, const PlannedDeck& whole, const physical::OptimizerOptions& options, int sites) {
   const TrainSettings& train = *deck.train;
-  const std::string method = method_name(train.method);
+  const std::string method = model::method_name(train.method);
   RoundsPlan p;
   p.sites = sites;
   p.method = method;

@@ -79,6 +79,17 @@ constexpr std::pair<Partitioner, const char*> kPartitioners[] = {
 
 }  // namespace
 
+const char* method_name(TrainSettings::Method m) {
+  switch (m) {
+    case TrainSettings::Method::LocalSgd:
+      return "local_sgd";
+    case TrainSettings::Method::Ist:
+      return "ist";
+    default:
+      return "synchronous";
+  }
+}
+
 const char* partitioner_name(Partitioner k) {
   for (const auto& [kind, name] : kPartitioners)
     if (kind == k) return name;

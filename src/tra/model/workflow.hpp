@@ -237,6 +237,8 @@ struct Workflow {
 
 // The partitioners by name (run: partitioner:, --partitioner), one table.
 const char* partitioner_name(RunOptions::Partitioner k);
+// A training method as a deck writes it (train: method:).
+const char* method_name(TrainSettings::Method m);
 std::optional<RunOptions::Partitioner> partitioner_named(const std::string& name);
 std::string partitioner_names();  // "eindecomp, sqrt, data-parallel, model-parallel or manual"
 
