@@ -108,6 +108,7 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
     PlanCost round_cost = best.cost;
     bool forced = options.strategy != "auto" && aggregating;
     bool have = false;
+    const TrialSettle settle = pass == 0 ? TrialSettle::placement : TrialSettle::placement_and_sharing;
     for (const auto& s : allowed) {
       Alternative a;
       a.tra_node = t;
@@ -116,7 +117,7 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
       const PlanCost cost_before = best.cost;
       const std::vector<uint64_t> known_before = best.no_match;
       std::vector<Trial> edits;
-      a.invalid = apply_strategy(search, best, j, s, &edits);
+      a.invalid = apply_strategy(search, best, j, s, &edits, settle);
       if (a.invalid.empty()) a.cost = best.cost;
       for (auto e = edits.rbegin(); e != edits.rend(); ++e) e->undo();
       best.cost = cost_before;
@@ -138,7 +139,7 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
     if (winner) {
       // (A forced family's winner may be the plan already held: no change.)
       if (round_cost.better_than(best.cost) || best.cost.better_than(round_cost)) applied.insert(t);
-      apply_strategy(search, best, j, *winner, nullptr);
+      apply_strategy(search, best, j, *winner, nullptr, settle);
       best.tidy();
       if (best.cost.better_than(round_cost) || round_cost.better_than(best.cost))
         throw InternalError("optimizer: strategy " + winner->name() + " costs differently when applied again");

@@ -36,6 +36,20 @@ std::vector<std::vector<int>> consumers(const IaPlan& p) {
   return c;
 }
 
+bool needed(const IaPlan& p, int i) {
+  std::vector<bool> seen(p.nodes.size(), false);
+  std::vector<int> todo(p.roots.begin(), p.roots.end());
+  while (!todo.empty()) {
+    const int k = todo.back();
+    todo.pop_back();
+    if (k == i) return true;
+    if (seen[static_cast<size_t>(k)]) continue;
+    seen[static_cast<size_t>(k)] = true;
+    for (int in : p.node(k).inputs) todo.push_back(in);
+  }
+  return false;
+}
+
 std::vector<int> topological_order(const IaPlan& p, const std::vector<int>& rank) {
   const size_t n = p.nodes.size();
   // The nodes some root needs, with their distinct inputs copied into one

@@ -13,6 +13,9 @@ int add_node(IaPlan& p, IaNode n);
 void redirect(IaPlan& p, int from, int to);
 // The consumers of every node.
 std::vector<std::vector<int>> consumers(const IaPlan& p);
+// Whether some root needs node `i`. (A search's plan keeps the nodes its
+// rewrites replaced until it is normalized: dead, and never inferred again.)
+bool needed(const IaPlan& p, int i);
 // The nodes some root needs, inputs before their consumers; among the nodes
 // ready, the one of smallest rank comes first (rank[i]; without ranks, i).
 std::vector<int> topological_order(const IaPlan& p, const std::vector<int>& rank = {});

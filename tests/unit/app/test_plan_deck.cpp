@@ -176,17 +176,24 @@ TEST(PlanDeck, ATrainingStepCarriesItsTensorsInThePlan) {
 }
 
 // The search weighs the carries like any other operator: on 2 ranks it reads
-// W in the halves the update leaves it in and broadcasts it for the forward
-// pass (32 floats in the step), rather than read it on every rank and carry
-// the halves back (as many floats, and one Scan and one Carry more).
+// W on every rank and carries the updated halves to every rank (32 floats,
+// one collective), rather than read W in halves, broadcast it for the forward
+// pass and carry the halves back where they were (as many floats, and one
+// collective more: a carry between partitioned relations is a shuffle even
+// when it moves nothing).
 TEST(PlanDeck, TheSearchPlacesAnUpdateWhereTheNextIterationReadsIt) {
   physical::OptimizerOptions split;
   split.disabled.insert("everywhere");
   const PlannedDeck p = plan_deck(io::read_deck(std::string(TRA_INPUTS_DIR) + "/logistic_adam.yaml"), 2, split);
-  EXPECT_EQ(p.carried_floats, 0);
+  EXPECT_EQ(p.carried_floats, 32);
   ASSERT_EQ(p.carried.count("W"), 1u);
-  EXPECT_EQ(p.carried.at("W").scans.size(), 1u);
-  EXPECT_EQ(p.carried.at("W").carries.size(), 1u);
+  const physical::IaPlan& ia = p.optimized.chosen;
+  ASSERT_EQ(p.carried.at("W").scans.size(), 1u);
+  ASSERT_EQ(p.carried.at("W").carries.size(), 1u);
+  EXPECT_TRUE(ia.node(p.carried.at("W").scans[0]).dist.everywhere) << ia.str();
+  EXPECT_EQ(ia.node(p.carried.at("W").carries[0]).predicted_floats, 32) << ia.str();
+  for (const auto& n : ia.nodes)
+    if (n.kind() == physical::IaKind::Bcast) EXPECT_NE(ia.node(n.inputs[0]).kind(), physical::IaKind::Scan) << "W broadcast after all:\n" << ia.str();
 }
 
 // A step of microseconds is cheapest computed whole on every rank: every

@@ -13,13 +13,15 @@ namespace {
 
 using Kind = IaNode::Kind;
 
-// Bcast(R) ≡ an earlier Bcast(R); Shuf_D(R) ≡ an earlier Shuf_D(R) on the same grid.
+// Bcast(R) ≡ an earlier Bcast(R); Shuf_D(R) ≡ an earlier Shuf_D(R) on the same
+// grid. Only one some root needs: a node a search's rewrite replaced is left
+// in its plan, and its derived fields are no longer kept up to date.
 bool share_exchange(IaPlan& p, int at) {
   const IaNode& n = p.node(at);
   if ((n.kind() != Kind::Bcast && n.kind() != Kind::Shuffle) || n.inputs.size() != 1) return false;
   for (int j = 0; j < at; ++j) {
     const IaNode& m = p.node(j);
-    if (m.kind() != n.kind() || m.inputs != n.inputs || !(m.params == n.params)) continue;
+    if (m.kind() != n.kind() || m.inputs != n.inputs || !(m.params == n.params) || !needed(p, j)) continue;
     redirect(p, at, j);
     return true;
   }
@@ -35,9 +37,9 @@ int broadcast_of(const IaPlan& p, int r, int besides) {
   for (int j = 0; j < static_cast<int>(p.nodes.size()); ++j) {
     const IaNode& m = p.node(j);
     if (j == besides) continue;
-    if (m.kind() == Kind::Bcast && m.inputs == std::vector<int>{r}) return j;
+    if (m.kind() == Kind::Bcast && m.inputs == std::vector<int>{r} && needed(p, j)) return j;
     if (read && m.kind() == Kind::Scan && m.dist.everywhere && m.scan().source && m.scan().source->name == scan.scan().source->name &&
-        m.out_type == scan.out_type)
+        m.out_type == scan.out_type && needed(p, j))
       return j;
   }
   return -1;

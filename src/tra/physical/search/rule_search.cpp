@@ -110,7 +110,7 @@ int parted_join(const Held& h, int j) {
 
 }  // namespace
 
-std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits) {
+std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits, TrialSettle settle) {
   edit(h, j, edits, [&] { apply_join_strategy(h.plan, j, s); });
   regroup_partials(h, j, edits);
   // A join downstream that relied on where its inputs were (R2-4 and R2-7
@@ -130,7 +130,12 @@ std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrat
   if (!invalid.empty()) return invalid;
   h.cost = search.cost(h);
   // (The kernel compositions are done.)
-  search.settle(h, &placement_rules(), nullptr, false, edits);
+  static const std::set<std::string> placement_and_sharing = [] {
+    std::set<std::string> names = placement_rules();
+    names.insert("share-exchange");
+    return names;
+  }();
+  search.settle(h, settle == TrialSettle::placement ? &placement_rules() : &placement_and_sharing, nullptr, false, edits);
   return "";
 }
 

@@ -70,9 +70,19 @@ class Search {
 // rules): a join strategy changes only those, so only they settle it.
 const std::set<std::string>& placement_rules();
 
-// The plan `h` (normalized) with join strategy `s` at join `j`, settled with
-// the placement rules; returns why the strategy gives an invalid plan, or
+// How a join strategy's trial is settled: with the placement rules alone,
+// or with share-exchange too, so that a strategy that moves a relation as
+// another join already does is costed with one exchange for both. Sharing
+// is for the passes after the first, when every join holds its chosen
+// strategy: in the first, the joins after the one tried still hold their
+// Table-1 exchanges, and sharing with those led the early joins to plans
+// that fit a placement the later joins then leave (share-exchange in the
+// rules phase closed off better plans the same way).
+enum class TrialSettle { placement, placement_and_sharing };
+
+// The plan `h` (normalized) with join strategy `s` at join `j`, settled as
+// `settle` says; returns why the strategy gives an invalid plan, or
 // nothing. The edits are appended to `edits`, if given, to be taken back.
-std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits);
+std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits, TrialSettle settle);
 
 }  // namespace tra::physical

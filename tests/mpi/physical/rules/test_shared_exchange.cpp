@@ -39,6 +39,14 @@ TEST(IaRules, ShareExchange_OneBroadcastForTwoConsumers) {
   const int s = shuffle(p, r, {0});
   expect_not_applicable("share-exchange", {with_roots(p, {b, s}), s, 0, "a shuffle beside a broadcast of the same relation"});
   expect_not_applicable("share-exchange", {with_roots(std::move(p), {b, s}), b, 0, "the only broadcast"});
+  // A search's plan keeps the nodes its rewrites replaced until it is
+  // normalized; their derived fields go stale, so none is shared.
+  IaPlan q;
+  const int r3 = random_scan(r2, q, 2, false);
+  const int replaced = bcast(q, r3);
+  const int kept = bcast(q, r3);
+  ASSERT_LT(replaced, kept);
+  expect_not_applicable("share-exchange", {with_roots(std::move(q), {kept}), kept, 0, "an earlier broadcast no root needs"});
 }
 
 // Bcast(R) for one consumer and Bcast(λ…(R)) for another (weights read
