@@ -47,7 +47,8 @@ struct SearchState {
 
 // The simple rules: all but R2-6, whose three forms of a join are among the
 // join strategies (tried with the costs of all of them side by side), and
-// shuffle-spread, share-exchange and broadcast-below, the placement phase's.
+// shuffle-spread, share-exchange and broadcast-below, the placement phase's
+// (share-exchange also settles the strategies' trials after the first pass).
 const std::set<std::string>& simple_rule_names() {
   static const std::set<std::string> simple = [] {
     std::set<std::string> s;

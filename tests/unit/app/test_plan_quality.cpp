@@ -11,6 +11,7 @@
 #include "tra/app/plan_deck.hpp"
 #include "tra/io/deck/deck_reader.hpp"
 #include "tra/physical/infer.hpp"
+#include "tra/physical/plan_edit.hpp"
 
 namespace tra::app {
 namespace {
@@ -54,11 +55,18 @@ TEST(PlanQuality, AStrategyIsCostedWithTheExchangeItShares) {
   const PlannedDeck p = plan_deck(wf, 2, {});
   EXPECT_EQ(p.optimized.cost.floats_moved, 16001) << p.optimized.chosen.str();
   const physical::IaPlan& ia = p.optimized.chosen;
+  // One Bcast of X's Scan, read by both gemms (Z = X·W and W.grad).
+  const auto users = physical::consumers(ia);
   int x_broadcasts = 0;
-  for (const auto& n : ia.nodes) {
+  for (size_t i = 0; i < ia.nodes.size(); ++i) {
+    const physical::IaNode& n = ia.nodes[i];
     if (n.kind() != physical::IaKind::Bcast) continue;
     const physical::IaNode& in = ia.node(n.inputs[0]);
-    if (in.kind() == physical::IaKind::Scan && in.scan().source && in.scan().source->name == "X") ++x_broadcasts;
+    if (in.kind() != physical::IaKind::Scan || !in.scan().source || in.scan().source->name != "X") continue;
+    ++x_broadcasts;
+    int joins = 0;
+    for (int u : users[i]) joins += ia.node(u).kind() == physical::IaKind::LocalJoin;
+    EXPECT_EQ(joins, 2) << "the forward and the gradient gemm read the broadcast X\n" << ia.str();
   }
   EXPECT_EQ(x_broadcasts, 1) << ia.str();
   EXPECT_LT(p.optimized.cost.seconds, 0.7578e-3) << "the plan without the shared broadcast";

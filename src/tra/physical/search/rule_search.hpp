@@ -53,10 +53,13 @@ class Search {
   bool family_allowed(const JoinStrategy& s, bool has_aggregation) const;
 
  private:
-  // R2-6 looks through any chain of Bcasts and Shuffles below a join, deeper
-  // than Held remembers; it is never taken as not applying. (It is tried among
-  // the join strategies, not in the searches here.)
-  static bool reads_deep(const Rule& r) { return r.name == "R2-6"; }
+  // Rules whose match depends on more than a node, its inputs and theirs,
+  // which is all Held remembers; they are never taken as not applying. R2-6
+  // looks through any chain of Bcasts and Shuffles below a join (it is tried
+  // among the join strategies, not in the searches here); share-exchange and
+  // broadcast-below look for a twin exchange of the same input anywhere in
+  // the plan, which another edit may make or unmake.
+  static bool reads_deep(const Rule& r) { return r.name == "R2-6" || r.name == "share-exchange" || r.name == "broadcast-below"; }
 
   struct Tried {
     const Rule* rule;
@@ -67,7 +70,8 @@ class Search {
 };
 
 // The rules that settle movement and placement (R2-1 … R2-5, R2-7, the scan
-// rules): a join strategy changes only those, so only they settle it.
+// rules): a join strategy changes only those, so they settle it (with
+// share-exchange too from the second pass on: TrialSettle below).
 const std::set<std::string>& placement_rules();
 
 // How a join strategy's trial is settled: with the placement rules alone,

@@ -79,6 +79,13 @@ TEST(IaRules, BroadcastBelow_MapsRunOnTheBroadcastCopy) {
   const RelType t = p.node(r).out_type;
   const int b = bcast(p, map1(p, r, t, KeyFn{}, random_array_op(r2, t.chunk_shape)));
   expect_not_applicable("broadcast-below", {with_roots(std::move(p), {b}), b, 0, "no other broadcast of R"});
+  // Nor a broadcast of R no root needs (a node a search's rewrite replaced).
+  IaPlan q;
+  const int r3 = random_scan(r2, q, 2, false);
+  bcast(q, r3);
+  const RelType t3 = q.node(r3).out_type;
+  const int b3 = bcast(q, map1(q, r3, t3, KeyFn{}, random_array_op(r2, t3.chunk_shape)));
+  expect_not_applicable("broadcast-below", {with_roots(std::move(q), {b3}), b3, 0, "a broadcast of R no root needs"});
 }
 
 }  // namespace
