@@ -102,9 +102,9 @@ void set_checking_undo(bool on);
 // the few rules that look further (Search::reads_deep, never remembered),
 // only on that node, its inputs and their inputs (their parameters and
 // inferred fields), so a rule that did not apply at a node will not apply
-// there until one of those changes. A search that settles a plan differing from a settled one
-// near one join then tries the rules near that join only, not at every node
-// of a long plan again. A rewrite that applied but was not kept is tried again
+// there until one of those changes. A search that settles a plan differing
+// from a settled one near one join then tries the rules near that join only,
+// not at every node of a long plan again. A rewrite that applied but was not kept is tried again
 // every time (its verdict depends on the whole plan), exactly as if nothing
 // were remembered. The rules never tried at a node's kind count as not
 // applying from the start.
