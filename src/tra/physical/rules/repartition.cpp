@@ -200,7 +200,8 @@ const std::vector<Rule>& repartition_rules() {
        {IaNode::Kind::Bcast, IaNode::Kind::Shuffle, IaNode::Kind::LocalMap}},
       {"R2-4", "no shuffle before an aggregation whose groups already sit on one site each", single(aggregate_in_place), 1, {IaNode::Kind::LocalAgg}},
       {"R2-5", "aggregate on every site before shuffling (two-phase aggregation)", single(two_phase_aggregation), 1, {IaNode::Kind::LocalAgg}},
-      {"R2-6", "a join by broadcasting either side or by shuffling both on the join keys", join_variant, 3, {IaNode::Kind::LocalJoin}},
+      // R2-6 matches beyond its inputs: it looks through any chain of Bcasts and Shuffles below the join.
+      {"R2-6", "a join by broadcasting either side or by shuffling both on the join keys", join_variant, 3, {IaNode::Kind::LocalJoin}, true},
       {"R2-7", "drop a shuffle that moves nothing (the result of the join is already placed)", single(drop_idle_shuffle), 1, {IaNode::Kind::Shuffle}},
   };
   return rules;

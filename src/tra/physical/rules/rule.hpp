@@ -29,6 +29,10 @@ struct Rule {
   // The kinds of operator it can rewrite at (its left-hand side's top); the
   // search does not try it elsewhere.
   std::vector<IaNode::Kind> at_kinds;
+  // Whether its match at a node depends on more than that node, its inputs
+  // and theirs (all a search remembers of where a rule found nothing,
+  // search/held_plan.hpp): such a rule is never taken as not applying.
+  bool matches_beyond_inputs = false;
 };
 
 // A Rule::apply for rules with a single form.

@@ -75,17 +75,21 @@ bool broadcast_below(IaPlan& p, int at) {
 }  // namespace
 
 const std::vector<Rule>& shared_exchange_rules() {
+  // Both match beyond their inputs: they look for a twin exchange of the
+  // same input anywhere in the plan.
   static const std::vector<Rule> rules = {
       {"share-exchange",
        "one Bcast (or Shuf on the same sites) of a relation for all its consumers, not one each",
        single(share_exchange),
        1,
-       {Kind::Bcast, Kind::Shuffle}},
+       {Kind::Bcast, Kind::Shuffle},
+       true},
       {"broadcast-below",
        "a relation cut or summed from one that is broadcast already: cut or sum the broadcast copy on every site, not broadcast again",
        single(broadcast_below),
        1,
-       {Kind::Bcast}},
+       {Kind::Bcast},
+       true},
   };
   return rules;
 }

@@ -54,12 +54,13 @@ class Search {
 
  private:
   // Rules whose match depends on more than a node, its inputs and theirs,
-  // which is all Held remembers; they are never taken as not applying. R2-6
+  // which is all Held remembers (Rule::matches_beyond_inputs); they are
+  // never taken as not applying. R2-6
   // looks through any chain of Bcasts and Shuffles below a join (it is tried
   // among the join strategies, not in the searches here); share-exchange and
   // broadcast-below look for a twin exchange of the same input anywhere in
   // the plan, which another edit may make or unmake.
-  static bool reads_deep(const Rule& r) { return r.name == "R2-6" || r.name == "share-exchange" || r.name == "broadcast-below"; }
+  static bool reads_deep(const Rule& r) { return r.matches_beyond_inputs; }
 
   struct Tried {
     const Rule* rule;
