@@ -35,8 +35,9 @@
 // A checkpoint holds the whole network after a round, the rounds done and
 // the method, assignments' seed and rank count, which a resume must match.
 //
-// Not yet: memory bounds for the site's plan (the whole deck's plan is the
-// one checked against memory_per_rank).
+// Memory: a rank holds the site's plan and its copy of the network
+// (copy_bytes), and run_deck checks both against memory_per_rank beside the
+// whole deck's plan.
 #include <functional>
 #include <map>
 #include <memory>

@@ -320,6 +320,25 @@ void read_stage(Run& r) {
   agree_input_values(r.wf, c);
 }
 
+// A plan over the memory bound, refused at the deck's memory_per_rank (or
+// the deck itself, when the bound is the machine's).
+[[noreturn]] void refuse_over_limit(const Run& r, const std::string& need) {
+  if (r.wf.run.memory_per_rank > 0) throw UserError(r.wf.run.memory_per_rank_loc, need);
+  throw UserError(SourceLoc{r.opt.deck, 0, 0}, need + " (run: memory_per_rank: in the deck)");
+}
+
+// A run by rounds runs one site's step on every rank, beside the rank's
+// copy of the whole network: both must fit the bound. More ranks make an IST
+// site's subnetwork smaller, never the copy, so the remedy said is the limit.
+void check_site_fits(const Run& r) {
+  const RoundsPlan& p = *r.rounds;
+  const std::int64_t step = p.site.memory.peak_bytes, copy = p.copy_bytes();
+  if (step + copy <= r.limit.bytes) return;
+  refuse_over_limit(r, "method " + p.method + ": a site needs an estimated " + physical::bytes_text(step + copy) + " (its step's plan " +
+                           physical::bytes_text(step) + ", its copy of the whole network " + physical::bytes_text(copy) + "), over " +
+                           r.limit.origin + " (" + physical::bytes_text(r.limit.bytes) + "): raise the limit");
+}
+
 // The plan, the same on every rank, under the memory bound.
 void plan_stage(Run& r) {
   const comm::Communicator& c = r.c;
@@ -343,11 +362,12 @@ void plan_stage(Run& r) {
     const std::string need = "the plan needs an estimated " + physical::bytes_text(planned.memory.peak_bytes) + " on its fullest rank, over " +
                              r.limit.origin + " (" + physical::bytes_text(r.limit.bytes) + ")" +
                              (planned.candidates.empty() ? std::string() : ", and no other labeling compared fits either") + where;
-    if (r.wf.run.memory_per_rank > 0) throw UserError(r.wf.run.memory_per_rank_loc, need);
-    throw UserError(SourceLoc{r.opt.deck, 0, 0}, need + " (run: memory_per_rank: in the deck)");
+    refuse_over_limit(r, need);
   }
-  if (r.wf.train && r.wf.train->by_rounds())
+  if (r.wf.train && r.wf.train->by_rounds()) {
     comm::agree(c, [&] { r.rounds = std::make_unique<RoundsPlan>(plan_rounds(r.wf, planned, r.optimizer, c.size())); });
+    check_site_fits(r);
+  }
   if (r.wf.train && r.wf.train->accuracy) comm::agree(c, [&] { r.held_out = std::make_unique<HeldOut>(r.wf, r.optimizer); });
   for (const auto& [where, what] : model::unused(r.wf)) Log::warn(where.str() + ": " + what);
   if (r.wf.outputs.empty()) {
