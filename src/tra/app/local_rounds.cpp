@@ -1,5 +1,6 @@
 #include "tra/app/local_rounds.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -16,6 +17,7 @@
 #include "tra/io/generators.hpp"
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/model/batch_order.hpp"
+#include "tra/physical/memory_estimate.hpp"
 #include "tra/physical/optimizer.hpp"
 
 namespace tra::app {
@@ -135,11 +137,12 @@ class Network {
         continue;
       }
       comm::Moved sent;
-      const std::vector<std::vector<Scalar>> all = comm::gather_values(c_, trained, sent);
+      const std::vector<Scalar> all = comm::gather_values(c_, trained, sent);  // rank r's at r·size
       moved += sent.floats;
+      const size_t size = trained.size();
       for (size_t i = 0; i < whole.size(); ++i) {
-        Scalar sum = all[0][i];
-        for (int r = 1; r < n; ++r) sum += all[static_cast<size_t>(r)][i];
+        Scalar sum = all[i];
+        for (size_t r = 1; r < static_cast<size_t>(n); ++r) sum += all[r * size + i];
         whole[i] = dtype_ == DType::Float32 ? static_cast<Scalar>(static_cast<float>(sum / n)) : sum / n;  // held in the run's type
       }
     }
@@ -151,19 +154,20 @@ class Network {
   // move (their count is the training's own).
   const std::map<std::string, exec::HostTensor>& gathered(Index& moved) {
     const int n = c_.size(), me = c_.rank();
-    std::vector<Scalar> out;
-    std::vector<Index> from_counts(static_cast<size_t>(n), 0);
+    std::vector<Index> counts(static_cast<size_t>(n), 0);  // entries current on each rank
     for (const auto& [name, home] : home_)
-      for (size_t o = 0; o < home.size(); ++o) {
-        if (home[o] == me) out.push_back(values_.at(name).values[o]);
-        else if (home[o] != kEverywhere) ++from_counts[static_cast<size_t>(home[o])];
-      }
-    std::vector<std::vector<Scalar>> to_rank(static_cast<size_t>(n), out);
+      for (std::int16_t h : home)
+        if (h != kEverywhere) ++counts[static_cast<size_t>(h)];
+    std::vector<size_t> cursor(static_cast<size_t>(n), 0);  // each rank's block in the shared buffer
+    for (size_t r = 1; r < cursor.size(); ++r) cursor[r] = cursor[r - 1] + static_cast<size_t>(counts[r - 1]);
+    std::vector<Scalar> all(cursor.back() + static_cast<size_t>(counts.back()));
+    size_t at = cursor[static_cast<size_t>(me)];
+    for (const auto& [name, home] : home_)
+      for (size_t o = 0; o < home.size(); ++o)
+        if (home[o] == me) all[at++] = values_.at(name).values[o];
     comm::Moved sent;
-    const std::vector<Scalar> received = comm::exchange_values(c_, to_rank, from_counts, sent);
+    const std::vector<Scalar> received = comm::share_values(c_, std::move(all), counts, sent);
     moved += sent.floats;
-    std::vector<size_t> cursor(static_cast<size_t>(n), 0);
-    for (size_t r = 1; r < cursor.size(); ++r) cursor[r] = cursor[r - 1] + static_cast<size_t>(from_counts[r - 1]);  // none from itself
     for (auto& [name, home] : home_)
       for (size_t o = 0; o < home.size(); ++o)
         if (home[o] != kEverywhere && home[o] != me) values_.at(name).values[o] = received[cursor[static_cast<size_t>(home[o])]++];
@@ -182,9 +186,27 @@ class Network {
 }  // namespace
 
 std::int64_t RoundsPlan::copy_bytes() const {
-  std::int64_t bytes = 0;
-  for (const auto& [name, x] : carried) bytes += volume(x.whole) * static_cast<std::int64_t>(sizeof(Scalar) + (x.cut() ? sizeof(std::int16_t) : 0));
-  return 2 * bytes;
+  // W: the network's entries, C: its cut ones, S: a site's, U: the largest
+  // tensor every site trains whole (averaged).
+  std::int64_t w = 0, cut_entries = 0, s = 0, u = 0;
+  for (const auto& [name, x] : carried) {
+    w += volume(x.whole), s += volume(x.site);
+    if (x.cut()) cut_entries += volume(x.whole);
+    else u = std::max<std::int64_t>(u, volume(x.whole));
+  }
+  constexpr std::int64_t value = sizeof(Scalar), offset = sizeof(Index), source = sizeof(std::int16_t);
+  // A round's start (assemble): what the rank sends, in its lists and MPI's
+  // buffer (each entry goes to one site: at most the cut entries), what it
+  // receives and the site's tensors (each at most the site's entries), with
+  // each cut site entry's offset and source.
+  const std::int64_t start = 2 * value * cut_entries + 2 * value * s + (offset + source) * s;
+  // A round's end (put_back): the site's trained tensors, and one averaged
+  // tensor from every rank.
+  const std::int64_t end = value * s + value * sites * u;
+  // A gather (held-out accuracy, checkpoints, the last round): the shared
+  // buffer, at most the network; then the copy the run keeps.
+  const std::int64_t gather = value * w;
+  return value * w + source * cut_entries + std::max({start, end, gather});
 }
 
 bool RoundsPlan::Carried::cut() const {
@@ -238,17 +260,24 @@ RoundsPlan plan_rounds(const model::Workflow& deck, const PlannedDeck& whole, co
     t.source = model::Generator{};
     t.chunk.reset();
   }
-  p.site = plan_deck(site, 1, options);
   for (const auto& [name, carried] : whole.carried) {
     const model::TensorDecl* w = whole.workflow.find_tensor(name);
-    const model::TensorDecl* s = p.site.workflow.find_tensor(name);
-    TRA_ASSERT(w && s, "loop-carried tensor '" + name + "' declared in both plans");
-    RoundsPlan::Carried x{w->shape, s->shape, model::layers_of(p.layers, name, static_cast<int>(w->shape.size()))};
+    TRA_ASSERT(w, "loop-carried tensor '" + name + "' declared");
+    RoundsPlan::Carried x{w->shape, w->shape, model::layers_of(p.layers, name, static_cast<int>(w->shape.size()))};
     for (size_t d = 0; d < x.layers.size(); ++d)
-      TRA_ASSERT(x.site[d] == (x.layers[d] >= 0 ? x.whole[d] / sites : x.whole[d]), "'" + name + "' is cut along its hidden layers alone");
+      if (x.layers[d] >= 0) x.site[d] /= sites;
     if (x.cut()) p.assembled += volume(x.site) * sites;
     else p.averaged += volume(x.whole);
     p.carried[name] = x;
+  }
+  // The site's step is planned for what the rank's copy of the network
+  // leaves of the memory bound.
+  physical::OptimizerOptions site_options = options;
+  if (options.memory_per_rank > 0) site_options.memory_per_rank = std::max<std::int64_t>(1, options.memory_per_rank - p.copy_bytes());
+  p.site = plan_deck(site, 1, site_options);
+  for (const auto& [name, x] : p.carried) {
+    const model::TensorDecl* s = p.site.workflow.find_tensor(name);
+    TRA_ASSERT(s && s->shape == x.site, "'" + name + "' is cut along its hidden layers alone");
   }
   return p;
 }
@@ -270,6 +299,8 @@ std::string RoundsPlan::text() const {
   if (averaged > 0)
     os << "  each round the " << floats_text(averaged) << " every site trains whole are averaged: " << floats_text(averaged * sites * (sites - 1))
        << " between ranks\n";
+  os << "  each rank holds beside the site's step at most " << physical::bytes_text(copy_bytes())
+     << ": its copy of the whole network and the buffers that move it\n";
   os << "== the site's step, planned for one rank\n" << physical::explain(site.optimized);
   return os.str();
 }
@@ -350,9 +381,9 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
     }
     // The sites' mean loss, added in rank order.
     comm::Moved unused;
-    const auto losses = comm::gather_values(c, {ex.result(loss_node).at(0).chunk.to_host().at(0)}, unused);
+    const std::vector<Scalar> losses = comm::gather_values(c, {ex.result(loss_node).at(0).chunk.to_host().at(0)}, unused);
     double loss = 0;
-    for (const auto& l : losses) loss += l.at(0);
+    for (Scalar l : losses) loss += l;
     loss /= n;
     moved += step_moved;
     const double t = c.max(step.seconds());

@@ -75,9 +75,9 @@ struct RoundsPlan {
   Index assembled = 0, averaged = 0;
   PlannedDeck site;  // one site's step, for one rank
   std::string text() const;  // what --explain shows
-  // What every rank holds beside the site's plan: its copy of the whole
-  // network and where each cut entry is current (twice the copy while the
-  // last gather's buffers are out).
+  // What every rank holds beside the site's plan, at most: its copy of the
+  // whole network and where each cut entry is current, and the most that a
+  // round's start, a round's end or a gather of the network holds besides.
   std::int64_t copy_bytes() const;
 };
 

@@ -328,15 +328,17 @@ void read_stage(Run& r) {
 }
 
 // A run by rounds runs one site's step on every rank, beside the rank's
-// copy of the whole network: both must fit the bound. More ranks make an IST
+// copy of the whole network and the buffers that assemble, average and
+// gather it (RoundsPlan::copy_bytes): both must fit the bound. More ranks make an IST
 // site's subnetwork smaller, never the copy, so the remedy said is the limit.
 void check_site_fits(const Run& r) {
   const RoundsPlan& p = *r.rounds;
   const std::int64_t step = p.site.memory.peak_bytes, copy = p.copy_bytes();
   if (step + copy <= r.limit.bytes) return;
   refuse_over_limit(r, "method " + p.method + ": a site needs an estimated " + physical::bytes_text(step + copy) + " (its step's plan " +
-                           physical::bytes_text(step) + ", its copy of the whole network " + physical::bytes_text(copy) + "), over " +
-                           r.limit.origin + " (" + physical::bytes_text(r.limit.bytes) + "): raise the limit");
+                           physical::bytes_text(step) + ", its copy of the whole network with the buffers that move it " +
+                           physical::bytes_text(copy) + "), over " + r.limit.origin + " (" + physical::bytes_text(r.limit.bytes) +
+                           "): raise the limit");
 }
 
 // The plan, the same on every rank, under the memory bound.

@@ -47,17 +47,26 @@ std::vector<Scalar> exchange_values(const Communicator& c, const std::vector<std
   return recv;
 }
 
-std::vector<std::vector<Scalar>> gather_values(const Communicator& c, const std::vector<Scalar>& mine, Moved& moved) {
+std::vector<Scalar> gather_values(const Communicator& c, const std::vector<Scalar>& mine, Moved& moved) {
   const size_t n = static_cast<size_t>(c.size());
   const int each = mpi_count(static_cast<Index>(mine.size()));
+  mpi_count(static_cast<Index>(mine.size() * n));
   std::vector<Scalar> all(mine.size() * n);
   TRA_MPI_CHECK(MPI_Allgather(mine.data(), each, MPI_DOUBLE, all.data(), each, MPI_DOUBLE, c.get()));
-  mpi_count(static_cast<Index>(all.size()));
   moved.floats += static_cast<Index>(mine.size()) * static_cast<Index>(n - 1);
-  std::vector<std::vector<Scalar>> out(n);
-  for (size_t r = 0; r < n; ++r)
-    out[r].assign(all.begin() + static_cast<std::ptrdiff_t>(r * mine.size()), all.begin() + static_cast<std::ptrdiff_t>((r + 1) * mine.size()));
-  return out;
+  return all;
+}
+
+std::vector<Scalar> share_values(const Communicator& c, std::vector<Scalar> all, const std::vector<Index>& counts, Moved& moved) {
+  const size_t n = static_cast<size_t>(c.size()), me = static_cast<size_t>(c.rank());
+  TRA_ASSERT(counts.size() == n, "a share names every rank");
+  std::vector<int> recv_counts(n);
+  for (size_t r = 0; r < n; ++r) recv_counts[r] = mpi_count(counts[r]);
+  const std::vector<int> displ = displacements(recv_counts);
+  TRA_ASSERT(all.size() == static_cast<size_t>(displ.back()) + static_cast<size_t>(recv_counts.back()), "a share's buffer holds every block");
+  TRA_MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), recv_counts.data(), displ.data(), MPI_DOUBLE, c.get()));
+  moved.floats += counts[me] * static_cast<Index>(n - 1);
+  return all;
 }
 
 }  // namespace tra::comm

@@ -19,7 +19,15 @@ std::vector<Scalar> exchange_values(const Communicator& c, const std::vector<std
                                     Moved& moved);
 
 // Every rank's `mine` (the same length on every rank) on every rank, in rank
-// order; `moved` counts what this rank sent to the others.
-std::vector<std::vector<Scalar>> gather_values(const Communicator& c, const std::vector<Scalar>& mine, Moved& moved);
+// order, concatenated (rank r's at r·mine.size()); `moved` counts what this
+// rank sent to the others.
+std::vector<Scalar> gather_values(const Communicator& c, const std::vector<Scalar>& mine, Moved& moved);
+
+// Every rank's block on every rank, in place: counts[r] values from rank r
+// (every rank passes the same counts), `all` their concatenation in rank
+// order with this rank's own block already filled in. Returns `all` with
+// the others' blocks filled too; `moved` counts what this rank sent. No
+// copy of one's own block is made: it is sent from where it lies.
+std::vector<Scalar> share_values(const Communicator& c, std::vector<Scalar> all, const std::vector<Index>& counts, Moved& moved);
 
 }  // namespace tra::comm

@@ -34,10 +34,28 @@ TEST(ValueExchange, GatherGivesEveryRankEveryRanksArray) {
   const int n = c.size();
   const std::vector<Scalar> mine = {value(c.rank(), 0, 0), value(c.rank(), 0, 1), value(c.rank(), 0, 2)};
   comm::Moved moved;
-  const auto all = comm::gather_values(c, mine, moved);
-  ASSERT_EQ(all.size(), static_cast<size_t>(n));
-  for (int r = 0; r < n; ++r) EXPECT_EQ(all[static_cast<size_t>(r)], (std::vector<Scalar>{value(r, 0, 0), value(r, 0, 1), value(r, 0, 2)}));
+  const std::vector<Scalar> all = comm::gather_values(c, mine, moved);
+  std::vector<Scalar> expected;
+  for (int r = 0; r < n; ++r)
+    for (int i = 0; i < 3; ++i) expected.push_back(value(r, 0, i));
+  EXPECT_EQ(all, expected);
   EXPECT_EQ(moved.floats, 3 * (n - 1));
+}
+
+TEST(ValueExchange, ShareFillsEveryRanksBlockAroundOnesOwn) {
+  comm::Communicator c;
+  const int n = c.size(), me = c.rank();
+  std::vector<Index> counts;  // rank r shares r + 1 values (rank 1 none, to take an empty block too)
+  for (int r = 0; r < n; ++r) counts.push_back(r == 1 ? 0 : r + 1);
+  std::vector<Scalar> all, expected;
+  for (int r = 0; r < n; ++r)
+    for (Index i = 0; i < counts[static_cast<size_t>(r)]; ++i) {
+      expected.push_back(value(r, 0, static_cast<int>(i)));
+      all.push_back(r == me ? value(r, 0, static_cast<int>(i)) : -1.0);  // only one's own block is known
+    }
+  comm::Moved moved;
+  EXPECT_EQ(comm::share_values(c, std::move(all), counts, moved), expected);
+  EXPECT_EQ(moved.floats, counts[static_cast<size_t>(me)] * (n - 1));
 }
 
 }  // namespace
