@@ -137,6 +137,7 @@ class Network {
         continue;
       }
       comm::Moved sent;
+      TRA_ASSERT(trained.size() == whole.size(), "'" + name + "' is trained whole at every site");
       const std::vector<Scalar> all = comm::gather_values(c_, trained, sent);  // rank r's at r·size
       moved += sent.floats;
       const size_t size = trained.size();
@@ -195,18 +196,23 @@ std::int64_t RoundsPlan::copy_bytes() const {
     else u = std::max<std::int64_t>(u, volume(x.whole));
   }
   constexpr std::int64_t value = sizeof(Scalar), offset = sizeof(Index), source = sizeof(std::int16_t);
+  // Always: the copy, where each cut entry is current, and the offsets of
+  // the site's entries in this round.
+  const std::int64_t kept = value * w + source * cut_entries + offset * s;
   // A round's start (assemble): what the rank sends, in its lists and MPI's
   // buffer (each entry goes to one site: at most the cut entries), what it
   // receives and the site's tensors (each at most the site's entries), with
-  // each cut site entry's offset and source.
+  // each cut site entry's new offset and source.
   const std::int64_t start = 2 * value * cut_entries + 2 * value * s + (offset + source) * s;
   // A round's end (put_back): the site's trained tensors, and one averaged
   // tensor from every rank.
   const std::int64_t end = value * s + value * sites * u;
   // A gather (held-out accuracy, checkpoints, the last round): the shared
-  // buffer, at most the network; then the copy the run keeps.
-  const std::int64_t gather = value * w;
-  return value * w + source * cut_entries + std::max({start, end, gather});
+  // buffer, at most the network, or the copy the run keeps at the end; and
+  // a held-out evaluation's two copies of the parameters (its own plan's
+  // memory is not counted here).
+  const std::int64_t gather = 3 * value * w;
+  return kept + std::max({start, end, gather});
 }
 
 bool RoundsPlan::Carried::cut() const {
@@ -318,6 +324,7 @@ RoundsRun run_rounds(const RoundsPlan& plan, const PlannedDeck& whole, const com
   const int loss_node = site.iteration_nodes.at(train.loss);
   comm::Communicator self(MPI_COMM_SELF);
   Network network(plan, deck, deck.run.dtype, c, resume);
+  resume.carried.clear();  // the network holds its copy now
   TRA_ASSERT(resume.done % train.local_steps == 0, "a checkpoint of a run by rounds is written between rounds");
   const CheckpointRecord record = checkpoint_record(whole, train, model::batches_per_epoch(deck), n);
   std::map<std::string, int> next_nodes;  // the checkpoint's datasets
