@@ -36,11 +36,8 @@ Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, st
     if (n.kind() == IaNode::Kind::Shuffle && c.size() > 1 && !plan_.node(n.inputs[0]).dist.everywhere)
       shuffle_counts_[i] = shuffle_counts(plan_, n, c.rank());
   }
-  for (const IaNode& n : plan_.nodes)
-    if (n.kind() == IaNode::Kind::LocalJoin && n.join().kernel.call.kernel->uses_gemm()) {
-      kernels::start_gemm_library();  // before the operators run and are timed
-      break;
-    }
+  for (const IaNode& n : plan_.nodes)  // before the operators run and are timed
+    if (n.kind() == IaNode::Kind::LocalJoin && n.join().kernel.call.kernel->uses_gemm()) kernels::start_gemm_library(n.type.dtype);
 }
 
 int Executor::overwritable_input(size_t at) const {
