@@ -16,6 +16,7 @@
 #include "tra/io/hdf5/coordinates.hpp"
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
+#include "tra/kernels/gemm_start.hpp"
 
 namespace tra::exec {
 

@@ -278,31 +278,4 @@ void EinSumKernel::gemm(const Chunk& x, const Chunk& y, Chunk& zc, double beta) 
   else batched_gemm<double>(ta, tb, nb, m, n, k, alpha_, xa.data, ya.data, beta, zc.data);
 }
 
-namespace {
-
-// One small GEMM of element type T in every transposition.
-template <class T>
-void start_gemms() {
-  const Index n = 64;  // the size of a small deck's GEMM, so its kernels are among those loaded
-  const ElementData<T> a("gemm start", static_cast<size_t>(n * n)), c("gemm start", static_cast<size_t>(n * n));
-  for (const char* ta : {"N", "T"})
-    for (const char* tb : {"N", "T"}) batched_gemm<T>(ta, tb, 1, n, n, n, 1.0, a, a, 0.0, c);
-  Kokkos::fence();
-}
-
-}  // namespace
-
-void start_gemm_library(DType dtype) {
-  if constexpr (!std::is_same_v<MemSpace, Kokkos::HostSpace>) {
-    static bool started[2] = {false, false};
-    bool& done = started[dtype == DType::Float32 ? 1 : 0];
-    if (done) return;
-    done = true;
-    if (dtype == DType::Float32) start_gemms<float>();
-    else start_gemms<double>();
-  } else {
-    static_cast<void>(dtype);
-  }
-}
-
 }  // namespace tra::kernels
