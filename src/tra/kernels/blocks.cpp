@@ -24,13 +24,8 @@ void copy_elements(const ElementData<T>& a, const Shape& a_shape, const Shape& o
     base_a += offset_a[d] * sa[d];
     base_c += offset_c[d] * sc[d];
   }
-  const Index n = w.count();
-  Kokkos::parallel_for(
-      "tra::copy_block", RangePolicy(0, n), KOKKOS_LAMBDA(const Index p) {
-        Index oa, ob, oc;
-        w.offsets(p, oa, ob, oc);
-        c(base_c + oc) = a(base_a + oa);
-      });
+  for_each_position(
+      "tra::copy_block", w, KOKKOS_LAMBDA(const Index oa, const Index oc) { c(base_c + oc) = a(base_a + oa); });
 }
 
 // copy_elements on chunks of one element type.
@@ -44,12 +39,8 @@ void copy_block(const Chunk& a, const Shape& offset_a, Chunk& c, const Shape& of
 
 template <class T>
 void permute_elements(const ElementData<T>& a, const ElementData<T>& c, const Walk& w) {
-  Kokkos::parallel_for(
-      "tra::permute", RangePolicy(0, w.count()), KOKKOS_LAMBDA(const Index p) {
-        Index oa, ob, oc;
-        w.offsets(p, oa, ob, oc);
-        c(oc) = a(oa);
-      });
+  for_each_position(
+      "tra::permute", w, KOKKOS_LAMBDA(const Index oa, const Index oc) { c(oc) = a(oa); });
 }
 
 template <class T>

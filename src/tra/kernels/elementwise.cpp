@@ -31,33 +31,6 @@ void run(const char* name, const einsum::ScalarProgram& prog, const ElementData<
   }
 }
 
-// Steps through the row-major positions of a Walk's shape from `start`,
-// keeping the offsets in a and b: an addition per dimension that rolls over
-// instead of a division and a remainder per dimension and element (host).
-struct Odometer {
-  Odometer(const Walk& walk, Index start) : w(walk) {
-    for (int d = w.rank - 1; d >= 0; --d) {
-      idx[d] = start % w.extent[d];
-      start /= w.extent[d];
-      a += idx[d] * w.stride_a[d];
-      b += idx[d] * w.stride_b[d];
-    }
-  }
-  void next() {
-    for (int d = w.rank - 1; d >= 0; --d) {
-      a += w.stride_a[d];
-      b += w.stride_b[d];
-      if (++idx[d] < w.extent[d]) return;
-      a -= w.extent[d] * w.stride_a[d];
-      b -= w.extent[d] * w.stride_b[d];
-      idx[d] = 0;
-    }
-  }
-  const Walk& w;
-  Index idx[kMaxRank] = {};
-  Index a = 0, b = 0;
-};
-
 // Gathers m elements of x and y (y may be null) along the odometer's path.
 template <class T>
 void gather(Odometer& o, const T* x, const T* y, T* xa, T* yb, int m) {

@@ -270,6 +270,27 @@ TEST(TraBlocks, Permute) {
   EXPECT_EQ(kernels::permute(in, {0, 1, 2}).to_host(), in.to_host());
 }
 
+// Chunks of more elements than a host run (1024: kernels/strided.hpp's
+// for_each_position), so that runs start mid-row and the odometer's start
+// and roll-over are both exercised, against the index arithmetic written out.
+TEST(TraBlocks, PermuteAndCopyAcrossRuns) {
+  const Shape s{3, 7, 5, 13};  // 1365 elements
+  const Chunk in = iota_chunk(s);
+  const std::vector<int> perm{2, 0, 3, 1};
+  const Chunk out = kernels::permute(in, perm);
+  ASSERT_EQ(out.shape, (Shape{5, 3, 13, 7}));
+  const auto v = out.to_host();
+  size_t flat = 0;
+  for (tra::Index c = 0; c < 5; ++c)
+    for (tra::Index a = 0; a < 3; ++a)
+      for (tra::Index d = 0; d < 13; ++d)
+        for (tra::Index b = 0; b < 7; ++b, ++flat) ASSERT_EQ(v[flat], static_cast<double>(((a * 7 + b) * 5 + c) * 13 + d)) << flat;
+  // A 40 x 60 block out of a 50 x 70 chunk at (7, 3): 2400 elements.
+  const auto block = kernels::extract_block(iota_chunk({50, 70}), {7, 3}, {40, 60}).to_host();
+  for (tra::Index i = 0; i < 40; ++i)
+    for (tra::Index j = 0; j < 60; ++j) ASSERT_EQ(block[static_cast<size_t>(i * 60 + j)], static_cast<double>((i + 7) * 70 + j + 3));
+}
+
 TEST(TraBlocks, ExtractBlock) {
   // 4x6 holding 0..23; the 2x3 block at (1, 2) is rows 1-2, columns 2-4.
   const Chunk src = iota_chunk({4, 6});
