@@ -20,6 +20,8 @@
 #include "tra/common/timer.hpp"
 #include "tra/io/hdf5/handle.hpp"
 #include "tra/io/hdf5/writer.hpp"
+#include "tra/io/mpi_io_layer.hpp"
+#include "tra/kernels/sparse_product.hpp"
 #include "tra/physical/calibration.hpp"
 
 namespace {
@@ -42,7 +44,7 @@ void on_rank0(const tra::comm::Communicator& c, F&& f) {
 }
 
 void print_table(const tra::physical::Rates& r, int ranks, double seconds, const std::string& file) {
-  const bool moved = ranks > 1;
+  const bool moved = ranks > 1;  // else the network rates are the defaults
   struct Row {
     const char* name;
     double value;
@@ -51,17 +53,23 @@ void print_table(const tra::physical::Rates& r, int ranks, double seconds, const
   };
   const Row rows[] = {
       {"gemm_flops", r.gemm_flops, "flop/s per site, KokkosBlas::gemm, n = 1024", true},
+      {"gemm_flops_float32", r.gemm_flops_float32, "flop/s per site, KokkosBlas::gemm on floats, n = 1024", true},
+      {"memory_bytes", r.memory_bytes, "bytes/s per site a GEMM reads and writes beside its flops", true},
       {"loop_flops", r.loop_flops, "flop/s per site, Kokkos loop (x * 2 + 1)", true},
+      {"sparse_bytes", r.sparse_bytes, "bytes/s per site a sparse product reads of its dense operand", tra::kernels::sparse_product_built()},
       {"shuffle_bytes", r.shuffle_bytes, "bytes/s a site sends, MPI_Alltoallv", moved},
       {"bcast_bytes", r.bcast_bytes, "bytes/s a site receives, MPI_Allgatherv", moved},
       {"generate_floats", r.generate_floats, "floats/s per site, uniform() generator", true},
       {"generate_normal_floats", r.generate_normal_floats, "floats/s per site, normal() generator", true},
       {"hdf5_read_bytes", r.hdf5_read_bytes, "bytes/s per site, HDF5 read", true},
       {"latency", r.latency, "seconds per collective call", true},
+      {"call_seconds", r.call_seconds, "seconds per kernel call on a chunk, beside its work", true},
+      {"operator_seconds", r.operator_seconds, "seconds per operator that calls kernels, beside its calls", true},
+      {"open_seconds", r.open_seconds, "seconds per HDF5 file a Scan opens", true},
   };
   std::printf("tra-calibrate: measured on %d rank%s in %.1f s\n", ranks, ranks == 1 ? "" : "s", seconds);
   for (const Row& row : rows)
-    std::printf("  %-22s %10.3g   %s%s\n", row.name, row.value, row.unit, row.measured ? "" : " (default: one rank moves nothing)");
+    std::printf("  %-22s %10.3g   %s%s\n", row.name, row.value, row.unit, row.measured ? "" : " (default, not measured here)");
   std::printf("tra-calibrate: wrote %s; use it with: tra-run --calibration %s DECK\n", file.c_str(), file.c_str());
   std::fflush(stdout);
 }
@@ -69,6 +77,7 @@ void print_table(const tra::physical::Rates& r, int ranks, double seconds, const
 }  // namespace
 
 int main(int argc, char** argv) {
+  tra::io::prefer_mpi_io_without_helper_files();  // tra-run's MPI-IO layer: its reads and opens are the ones measured
   // Under Slurm both streams go to one file: whole lines, so that a progress
   // line on stderr never lands inside a report line on stdout.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);

@@ -72,7 +72,9 @@ std::string json_report(const PlannedDeck& planned, const std::vector<exec::Node
     gflop += g;
     predicted += n.predicted_floats;
     moved += r.floats_moved;
+    const std::vector<double>& estimated = planned.optimized.cost.node_seconds;
     os << (i ? ",\n    " : "\n    ") << "{\"node\": \"p" << i << "\", \"kind\": " << quoted(n.name()) << ", \"seconds\": " << number(r.seconds)
+       << ", \"predicted_seconds\": " << number(i < estimated.size() ? estimated[i] : 0) << ", \"held\": " << (r.held ? "true" : "false")
        << ", \"predicted_floats\": " << n.predicted_floats << ", \"moved_floats\": " << r.floats_moved << ", \"gflop\": " << number(g)
        << ", \"gflops\": " << number(r.seconds > 0 ? g / r.seconds : 0) << ", \"detail\": " << quoted(n.words()) << "}";
   }

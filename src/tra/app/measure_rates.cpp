@@ -10,12 +10,15 @@
 #include <ctime>
 #include <string>
 
+#include "tra/app/plan_deck.hpp"
 #include "tra/comm/agreement.hpp"
 #include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/split_mix64.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/einsum/parser.hpp"
+#include "tra/exec/executor.hpp"
+#include "tra/io/deck/deck_reader.hpp"
 #include "tra/io/generators.hpp"
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/io/hdf5/writer.hpp"
@@ -101,6 +104,48 @@ double loop_rate(const comm::Communicator& c) {
   return static_cast<double>(f.flops_per_eval()) * static_cast<double>(in.size()) / t;
 }
 
+// The fixed cost of a kernel call: the loop above on a chunk of 8 elements,
+// 1000 calls issued one after another as the executor issues them (on a GPU
+// the host launches while the device runs: the next call waits only for the
+// launch), a result allocated for each.
+double call_seconds(const comm::Communicator& c) {
+  constexpr int kCalls = 1000;
+  const einsum::ScalarProgram f = einsum::parse_scalar_function("x * 2 + 1", SourceLoc{"tra-calibrate", 1, 1});
+  const Chunk in(Shape{8});
+  const double t = best_seconds(c, [&] {
+    for (int i = 0; i < kCalls; ++i) Chunk out = kernels::map_elements(f, in);
+    Kokkos::fence();
+  });
+  return t / kCalls;
+}
+
+// The fixed cost of an operator beside its calls (the executor's work
+// around them: its inputs' tuples matched, its results kept), measured on
+// the real engine: a chain of kOps element-wise joins of 8 x 8 tensors (one
+// chunk, one call each) planned and run as tra-run plans and runs them.
+double operator_seconds(const comm::Communicator& c, double call_seconds) {
+  constexpr int kOps = 64;
+  std::string deck = "tensors:\n  - {name: A, shape: [8, 8], source: \"uniform(-1, 1, 1)\"}\ngraph:\n";
+  for (int k = 1; k <= kOps; ++k)
+    deck += "  - \"T" + std::to_string(k) + "[i,j] = " + (k == 1 ? "A" : "T" + std::to_string(k - 1)) + "[i,j] + A[i,j]\"\n";
+  deck += "outputs:\n  - {tensor: T" + std::to_string(kOps) + ", file: unused.h5}\n";
+  const model::Workflow wf = io::parse_deck(deck, "tra-calibrate", ".");
+  const PlannedDeck planned = plan_deck(wf, c.size(), physical::OptimizerOptions{});
+  const physical::IaPlan& plan = planned.optimized.chosen;
+  int computed = 0;  // operators that call a kernel (T1 = A + A is a map of A, the others joins)
+  for (const physical::IaNode& n : plan.nodes)
+    computed += n.kind() == physical::IaNode::Kind::LocalJoin || n.kind() == physical::IaNode::Kind::LocalMap;
+  TRA_ASSERT(computed == kOps, "the calibration chain was planned with " + std::to_string(computed) + " operators, not one per statement");
+  exec::Executor ex(plan, c, {planned.output_nodes.begin(), planned.output_nodes.end()});
+  double best = HUGE_VAL;
+  for (int i = 0; i <= kRepeats; ++i) {
+    c.barrier();
+    ex.run();
+    if (i > 0) best = std::min(best, c.max(ex.totals().operators));  // the first is the warm-up
+  }
+  return best / computed - call_seconds;
+}
+
 // A sparse product as a graph's has it: a 131072 x 131072 block with 8
 // entries per row at random columns (SplitMix64, the same on every rank)
 // times a 131072 x 256 dense block (a GCN layer's width; 256 MiB, out of
@@ -178,8 +223,14 @@ double generate_rate(const comm::Communicator& c, model::Generator::Kind kind) {
 // the current folder (which tra-run's inputs usually share, and which all ranks
 // see on a cluster), then every rank reads all of it, as for a broadcast input.
 // The file was just written, so this is the rate of a file in the OS cache, as
-// on a second run of a deck.
-double hdf5_read_rate(const comm::Communicator& c) {
+// on a second run of a deck. The read of an 8-element dataset beside it, each
+// time opening the file as a Scan does, is the fixed cost of a Scan.
+struct Hdf5Rates {
+  double read_bytes = 0;  // per second
+  double open_seconds = 0;  // per file a Scan opens
+};
+
+Hdf5Rates hdf5_rates(const comm::Communicator& c) {
   long long tag = c.rank() == 0 ? static_cast<long long>(getpid()) : 0;
   TRA_MPI_CHECK(MPI_Bcast(&tag, 1, MPI_LONG_LONG, 0, c.get()));
   const std::string path = ".tra-calibrate-" + std::to_string(tag) + ".h5";
@@ -191,6 +242,10 @@ double hdf5_read_rate(const comm::Communicator& c) {
     all.push_back({k, 0});
     if (k % c.size() == c.rank()) ds.local.push_back({{k, 0}, Chunk(chunk)});
   }
+  // And one of 8 elements, whose read is all opening: the file, the dataset.
+  const Shape tiny{8};
+  io::hdf5::DatasetData small{"/x", tiny, {}, {}};
+  if (c.rank() == 0) small.local.push_back({{0}, Chunk(tiny)});
   // Checked first: a failure inside the collective write would abort all ranks.
   comm::agree(c, [&] {  // each rank checks its view of the folder; all agree
     try {
@@ -199,19 +254,30 @@ double hdf5_read_rate(const comm::Communicator& c) {
       throw UserError(std::string("tra-calibrate measures HDF5 reads with a temporary file in the current folder: ") + e.what());
     }
   });
-  io::hdf5::write_file(c, io::hdf5::FileData{path, {ds}, {}});
-  const model::Hdf5Source src{path, "/X", {}};
+  io::hdf5::write_file(c, io::hdf5::FileData{path, {ds, small}, {}});
+  const model::Hdf5Source src{path, "/X", {}}, small_src{path, "/x", {}};
   const double t = best_seconds(c, [&] { io::hdf5::read_chunks(c, src, chunk, all); });
+  constexpr int kOpens = 20;
+  const double t_open = best_seconds(c, [&] {
+    for (int i = 0; i < kOpens; ++i) io::hdf5::read_chunks(c, small_src, tiny, {Key{0}});
+  });
   c.barrier();  // every rank has closed the file
   if (c.rank() == 0) std::remove(path.c_str());
-  return static_cast<double>(volume(shape)) * sizeof(Scalar) / t;
+  return {static_cast<double>(volume(shape)) * sizeof(Scalar) / t, t_open / kOpens};
 }
 
+// A Bcast's or Shuffle's start-up: the engine's broadcast of one chunk of 8
+// elements per rank, 100 in a row (its counts agreed, its chunks packed and
+// unpacked, MPI_Allgatherv), where one MPI_Allreduce of a double, as this
+// measured before, was 0.6 us on 2 ranks and the operators took 40-180 us.
 double latency(const comm::Communicator& c) {
   constexpr int kCalls = 100;
+  const std::vector<Tuple> mine{{Key{Index(c.rank())}, Chunk(Shape{8})}};
   const double t = best_seconds(c, [&] {
-    double v = 1, out = 0;
-    for (int i = 0; i < kCalls; ++i) TRA_MPI_CHECK(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, c.get()));
+    for (int i = 0; i < kCalls; ++i) {
+      comm::Moved moved;
+      comm::broadcast(c, mine, 1, Shape{8}, DType::Float64, moved);
+    }
   });
   return t / kCalls;
 }
@@ -261,8 +327,12 @@ physical::Rates measure_rates(const comm::Communicator& c) {
   }
   r.generate_floats = settle(slowest(generate_rate(c, model::Generator::Kind::Uniform)), r.generate_floats);
   r.generate_normal_floats = settle(slowest(generate_rate(c, model::Generator::Kind::Normal)), r.generate_normal_floats);
-  r.hdf5_read_bytes = settle(slowest(hdf5_read_rate(c)), r.hdf5_read_bytes);
+  const Hdf5Rates hdf5 = hdf5_rates(c);
+  r.hdf5_read_bytes = settle(slowest(hdf5.read_bytes), r.hdf5_read_bytes);
+  r.open_seconds = settle(c.max(hdf5.open_seconds), r.open_seconds);
   r.latency = settle(c.max(latency(c)), r.latency);
+  r.call_seconds = settle(c.max(call_seconds(c)), r.call_seconds);
+  r.operator_seconds = settle(operator_seconds(c, r.call_seconds), r.operator_seconds);
   r.origin = describe_run(c);
   return r;
 }

@@ -136,7 +136,7 @@ std::string format_analyze(const physical::IaPlan& plan, const physical::PlanCos
     predicted_seconds += pred;
     held += r.held;
     const std::string detail = run_detail(plan, runs, i, 50) + (r.held ? " (held: nothing read)" : "");
-    std::snprintf(line, sizeof line, "p%-4zu %s %14s %14s %11.4f %11.4f  %s\n", i, pad_right(n.name(), 6).c_str(),
+    std::snprintf(line, sizeof line, "p%-4zu %s %14s %14s %11.6f %11.6f  %s\n", i, pad_right(n.name(), 6).c_str(),
                   n.moves() ? std::to_string(n.predicted_floats).c_str() : "", n.moves() ? std::to_string(r.floats_moved).c_str() : "", pred,
                   r.seconds, detail.c_str());
     os << line;

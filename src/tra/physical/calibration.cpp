@@ -21,6 +21,7 @@ struct Field {
   const char* key;
   double Rates::*member;
   const char* unit;  // written as a comment beside the value
+  bool zero_allowed = false;  // a fixed cost (none at all is a cost); a rate must be positive
 };
 constexpr Field kFields[] = {
     {"gemm_flops", &Rates::gemm_flops, "flop/s per site, KokkosBlas::gemm"},
@@ -34,6 +35,9 @@ constexpr Field kFields[] = {
     {"generate_normal_floats", &Rates::generate_normal_floats, "floats/s per site, normal()"},
     {"hdf5_read_bytes", &Rates::hdf5_read_bytes, "bytes/s per site, HDF5 reads"},
     {"latency", &Rates::latency, "seconds per collective call"},
+    {"call_seconds", &Rates::call_seconds, "seconds per kernel call on a chunk, beside its work", true},
+    {"operator_seconds", &Rates::operator_seconds, "seconds per operator that calls kernels, beside its calls", true},
+    {"open_seconds", &Rates::open_seconds, "seconds per HDF5 file a Scan opens", true},
 };
 
 // Shortest text that reads back as exactly `v` (std::to_chars is
@@ -44,16 +48,16 @@ std::string number(double v) {
   return std::string(buf, res.ptr);
 }
 
-// A positive finite number, or nullopt. A leading '+' is allowed; from_chars
-// would refuse it.
-std::optional<double> positive_number(const std::string& s) {
+// A positive (or with `zero_allowed`, non-negative) finite number, or
+// nullopt. A leading '+' is allowed; from_chars would refuse it.
+std::optional<double> positive_number(const std::string& s, bool zero_allowed) {
   const char* first = s.data();
   const char* last = s.data() + s.size();
   if (first != last && *first == '+') ++first;
   double v = 0;
   auto res = std::from_chars(first, last, v);
   if (res.ec != std::errc() || res.ptr != last || first == last) return std::nullopt;
-  if (!std::isfinite(v) || v <= 0) return std::nullopt;
+  if (!std::isfinite(v) || v < 0 || (v == 0 && !zero_allowed)) return std::nullopt;
   return v;
 }
 
@@ -109,10 +113,11 @@ Rates load_rates(const std::string& path) {
       const YAML::Node v = it->second;
       // A missing value's mark is past the key, often on the next line: name the key.
       const SourceLoc where = v.IsNull() ? loc_of(path, it->first) : loc_of(path, v);
-      const std::optional<double> value = v.IsScalar() ? positive_number(v.as<std::string>()) : std::nullopt;
+      const std::optional<double> value = v.IsScalar() ? positive_number(v.as<std::string>(), field->zero_allowed) : std::nullopt;
       if (!value) {
         const std::string found = v.IsScalar() ? "'" + v.as<std::string>() + "'" : v.IsNull() ? "nothing" : "a list or mapping";
-        throw UserError(where, "rate '" + key + "' must be a positive number (" + field->unit + "), found " + found);
+        throw UserError(where, "rate '" + key + "' must be a " + (field->zero_allowed ? "number of 0 or more" : "positive number") + " (" +
+                                   field->unit + "), found " + found);
       }
       r.*(field->member) = *value;
     }

@@ -9,8 +9,10 @@
 // The time estimate adds what the paper leaves out and the plan choice needs:
 // per operator, the busiest site's kernel flops at the GEMM or loop rate, the
 // bytes its busiest site sends or receives at the network rate, its reads at
-// the generator or HDF5 rate, and a start-up latency per collective; operators
-// run one after another, so the estimate is their sum.
+// the generator or HDF5 rate, a start-up latency per collective, and the fixed
+// costs of an operator, of each kernel call and of opening an HDF5 file
+// (ops::fixed_seconds); operators run one after another, so the estimate is
+// their sum.
 #include <vector>
 
 #include "tra/physical/calibration.hpp"

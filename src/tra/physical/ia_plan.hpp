@@ -117,6 +117,10 @@ struct IaNode {
   double site_fold_flops = 0;  // LocalAgg: the part of site_flops that folds members (the rest is a composed map)
   Index site_floats_in =
       0;  // Scan: floats the busiest site reads; Bcast/Shuffle: the busiest site sends or receives; LocalJoin: its kernel calls read and write
+  // Kernel calls of the busiest site, one per chunk each makes (a Scan's
+  // chunk reads or generations, a LocalJoin's pairs, a LocalMap's tuples, a
+  // LocalAgg's members, kept or folded): each costs Rates::call_seconds beside its work.
+  Index site_calls = 0;
 
   // The same operator on the same inputs: every parameter equal (the
   // derived fields follow from them, and so do its words).

@@ -66,7 +66,7 @@ class Inference {
     n.predicted_floats = 0;
     n.paper_cost = 0;
     n.flops = n.site_flops = n.site_fold_flops = 0;
-    n.site_floats_in = 0;
+    n.site_floats_in = n.site_calls = 0;
     n.dist = {};
     const ops::Context c{p_, s_};
     const bool own_type = std::visit(
@@ -151,8 +151,8 @@ void infer(IaPlan& plan) {
 std::vector<int> infer_stale(IaPlan& plan) { return Inference(plan, every_node(plan)).run(nullptr); }
 
 Inferred Inferred::of(const IaNode& n) {
-  Inferred x{n.stale,           n.type,           n.dist, n.scattered, n.invalid, n.predicted_floats, n.paper_cost, n.flops, n.site_flops,
-             n.site_fold_flops, n.site_floats_in, {},     {}};
+  Inferred x{n.stale,           n.type,           n.dist,       n.scattered, n.invalid, n.predicted_floats, n.paper_cost, n.flops, n.site_flops,
+             n.site_fold_flops, n.site_floats_in, n.site_calls, {},          {}};
   if (places(n)) {
     x.placement = n.placement();
     x.site_grid = n.site_grid();
@@ -172,6 +172,7 @@ void Inferred::restore(IaNode& n) {
   n.site_flops = site_flops;
   n.site_fold_flops = site_fold_flops;
   n.site_floats_in = site_floats_in;
+  n.site_calls = site_calls;
   if (places(n)) {
     n.placement() = std::move(placement);
     n.site_grid() = std::move(site_grid);

@@ -40,7 +40,7 @@ struct Inferred {
   std::string invalid;
   Index predicted_floats = 0;
   double paper_cost = 0, flops = 0, site_flops = 0, site_fold_flops = 0;
-  Index site_floats_in = 0;
+  Index site_floats_in = 0, site_calls = 0;
   Placement placement;  // Scan, Shuffle
   Shape site_grid;  // Scan, Shuffle
 

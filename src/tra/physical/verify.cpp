@@ -54,7 +54,8 @@ std::string typing_problem(const IaPlan& plan, const IaNode& n) {
 bool same_derived(const IaNode& held, const IaNode& fresh) {
   return held.type == fresh.type && held.dist == fresh.dist && held.scattered == fresh.scattered && held.invalid == fresh.invalid &&
          held.predicted_floats == fresh.predicted_floats && held.paper_cost == fresh.paper_cost && held.flops == fresh.flops &&
-         held.site_flops == fresh.site_flops && held.site_fold_flops == fresh.site_fold_flops && held.site_floats_in == fresh.site_floats_in;
+         held.site_flops == fresh.site_flops && held.site_fold_flops == fresh.site_fold_flops && held.site_floats_in == fresh.site_floats_in &&
+         held.site_calls == fresh.site_calls;
 }
 
 std::optional<bool>& forced() {

@@ -85,6 +85,9 @@ TEST_F(TraCalibration, SaveLoadRoundTrip) {
   r.generate_normal_floats = 2.5e7;
   r.hdf5_read_bytes = 3.2e9;
   r.latency = 4.2e-6;
+  r.call_seconds = 4.8e-7;
+  r.operator_seconds = 1.1e-6;
+  r.open_seconds = 2.2e-4;
   r.origin = "tra-calibrate, 2025-01-31 14:05, 2 ranks, testhost";
   const std::string path = (dir_ / "rates.yaml").string();
   save_rates(r, path);
@@ -137,6 +140,13 @@ TEST_F(TraCalibration, NegativeOrZeroRate) {
   EXPECT_TRUE(starts_with(e, at(3, 12) + "rate 'latency' must be a positive number")) << e;
   e = error_of("rates:\n  bcast_bytes: 0\n");
   EXPECT_TRUE(starts_with(e, at(2, 16) + "rate 'bcast_bytes' must be a positive number")) << e;
+  // A fixed cost may be none at all, never below it.
+  e = error_of("rates:\n  open_seconds: -1e-4\n");
+  EXPECT_TRUE(starts_with(e, at(2, 17) + "rate 'open_seconds' must be a number of 0 or more")) << e;
+  const Rates zero = load_rates(write("zero.yaml", "rates:\n  call_seconds: 0\n  operator_seconds: 0\n  open_seconds: 2e-4\n"));
+  EXPECT_EQ(zero.call_seconds, 0);
+  EXPECT_EQ(zero.operator_seconds, 0);
+  EXPECT_EQ(zero.open_seconds, 2e-4);
 }
 
 TEST_F(TraCalibration, NotANumber) {

@@ -23,15 +23,20 @@ void infer(AggParams& p, IaNode& n, const Context& c) {
   for (auto& m : member)
     if (!members.empty() && members.back().first == m) ++members.back().second;
     else members.emplace_back(std::move(m), 1);
-  std::vector<Index> work(static_cast<size_t>(c.nsites), 0);
+  std::vector<Index> work(static_cast<size_t>(c.nsites), 0), calls(static_cast<size_t>(c.nsites), 0);
   const Index f = volume(n.out_type.chunk_shape);
   for (const auto& [g, count] : members) {
     n.dist.at.emplace_back(g.first, g.second);
-    if (g.second >= 0) work[static_cast<size_t>(g.second)] += (count - 1) * f;
-    else
+    if (g.second >= 0) {
+      work[static_cast<size_t>(g.second)] += (count - 1) * f;
+      calls[static_cast<size_t>(g.second)] += count;
+    } else {
       for (auto& w : work) w += (count - 1) * f;
+      for (auto& k : calls) k += count;
+    }
   }
   n.site_fold_flops = static_cast<double>(max_of(work));
+  n.site_calls = max_of(calls);  // a call per member: the first kept or finished, the others folded in
   // A map composed into the aggregation (R1-4) runs once per group.
   for (const auto& [g, count] : members) {
     if (g.second >= 0) work[static_cast<size_t>(g.second)] += static_cast<Index>(p.call_flops);
@@ -42,10 +47,12 @@ void infer(AggParams& p, IaNode& n, const Context& c) {
   n.site_flops = static_cast<double>(max_of(work));
 }
 
-// The busiest site's loop work; a fold its join's GEMM does (folds_in_gemm)
-// costs no pass of its own, only a composed map is left.
+// The busiest site's loop work and its folds' calls; a fold its join's GEMM
+// does (folds_in_gemm) costs no pass or call of its own, only a composed map
+// is left.
 double seconds(const AggParams&, const IaNode& n, const Rates& r, bool gemm_folds) {
-  return (gemm_folds ? n.site_flops - n.site_fold_flops : n.site_flops) / r.loop_flops;
+  if (gemm_folds) return (n.site_flops - n.site_fold_flops) / r.loop_flops;
+  return fixed_seconds(n, r) + n.site_flops / r.loop_flops;
 }
 
 namespace {

@@ -16,6 +16,10 @@ std::vector<Index> per_site(const Distribution& d, int s) {
 
 Index max_of(const std::vector<Index>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
+double fixed_seconds(const IaNode& n, const Rates& r) {
+  return n.site_calls > 0 ? r.operator_seconds + static_cast<double>(n.site_calls) * r.call_seconds : 0;
+}
+
 std::vector<const Key*> sorted_keys(const Distribution& d) {
   std::vector<const Key*> keys;
   keys.reserve(d.at.size());

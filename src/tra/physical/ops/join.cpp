@@ -114,9 +114,9 @@ void infer(JoinParams& p, IaNode& n, const Context& c) {
   }
   if (!co_located) n.invalid = "its inputs are not co-located: some matching pairs meet twice or never";
   n.flops = p.call_flops * static_cast<double>(n.dist.tuples()) * (n.dist.everywhere ? s : 1);
-  const Index site_calls = max_of(per_site(n.dist, s));
-  n.site_flops = p.call_flops * static_cast<double>(site_calls);
-  n.site_floats_in = site_calls * (volume(l.type.chunk_shape) + volume(r.type.chunk_shape) + volume(n.out_type.chunk_shape));
+  n.site_calls = max_of(per_site(n.dist, s));
+  n.site_flops = p.call_flops * static_cast<double>(n.site_calls);
+  n.site_floats_in = n.site_calls * (volume(l.type.chunk_shape) + volume(r.type.chunk_shape) + volume(n.out_type.chunk_shape));
 }
 
 // The busiest site's kernel work, at the GEMM or the loop rate.
@@ -125,10 +125,11 @@ void infer(JoinParams& p, IaNode& n, const Context& c) {
 // already.) A sparse product's 2 flops per stored entry and column each
 // read an element of the dense operand: at the sparse rate.
 double seconds(const JoinParams& p, const IaNode& n, const Rates& r, bool) {
+  const double calls = fixed_seconds(n, r);
   if (p.kernel.call.kernel && p.kernel.call.kernel->sparse())
-    return n.site_flops / 2 * static_cast<double>(element_bytes(n.type.dtype)) / r.sparse_bytes;
-  if (!p.gemm) return n.site_flops / r.loop_flops;
-  return n.site_flops / gemm_flops(r, n.type.dtype) +
+    return calls + n.site_flops / 2 * static_cast<double>(element_bytes(n.type.dtype)) / r.sparse_bytes;
+  if (!p.gemm) return calls + n.site_flops / r.loop_flops;
+  return calls + n.site_flops / gemm_flops(r, n.type.dtype) +
          static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.memory_bytes;
 }
 

@@ -22,9 +22,12 @@ void infer(MapParams& p, IaNode& n, const Context& c) {
   const std::vector<Index> count = per_site(x.dist, c.nsites);
   n.flops = p.call_flops * static_cast<double>(x.dist.tuples()) * (x.dist.everywhere ? c.nsites : 1);
   n.site_flops = p.call_flops * static_cast<double>(max_of(count));
+  // A map of keys alone makes no kernel call; one of the arrays a call per
+  // tuple, and one that cuts or copies them a call per piece.
+  if (!p.array_map.identity() || p.expand) n.site_calls = max_of(count) * (p.expand ? p.arity : 1);
 }
 
-double seconds(const MapParams&, const IaNode& n, const Rates& r, bool) { return n.site_flops / r.loop_flops; }
+double seconds(const MapParams&, const IaNode& n, const Rates& r, bool) { return fixed_seconds(n, r) + n.site_flops / r.loop_flops; }
 
 namespace {
 

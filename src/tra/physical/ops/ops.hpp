@@ -27,6 +27,10 @@ struct Context {
 // ---- shared by the kinds (common.cpp)
 std::vector<Index> per_site(const Distribution& d, int s);  // tuples per site (everywhere: all on every site)
 Index max_of(const std::vector<Index>& v);
+// The fixed costs of a node that calls kernels at its busiest site: the
+// operator's own (Rates::operator_seconds) and a call's per call
+// (IaNode::site_calls). 0 for one that calls none.
+double fixed_seconds(const IaNode& n, const Rates& r);
 std::vector<const Key*> sorted_keys(const Distribution& d);  // a key on several sites as often; pointing into d
 std::vector<const Key*> distinct_keys(const Distribution& d);  // each key once, sorted
 std::string dims_list(const std::vector<int>& v);  // "<0,2>"

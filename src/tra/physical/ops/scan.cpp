@@ -19,22 +19,26 @@ void infer(ScanParams& p, IaNode& n, const Context& c) {
   if (p.site_grid.empty()) p.site_grid = f;
   p.placement.fix_grid(p.site_grid, c.nsites);
   for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : p.placement.site_of(k, p.site_grid, c.nsites)); });
-  n.site_floats_in = max_of(per_site(n.dist, c.nsites)) * volume(n.out_type.chunk_shape);
+  n.site_calls = max_of(per_site(n.dist, c.nsites));
+  n.site_floats_in = n.site_calls * volume(n.out_type.chunk_shape);
 }
 
-// The busiest site's reads, at the HDF5 or the generator's rate.
+// The busiest site's reads, at the HDF5 or the generator's rate, and their
+// fixed costs: a call per chunk, and for a file, its opening.
 double seconds(const ScanParams& p, const IaNode& n, const Rates& r, bool) {
   const auto& source = p.source;
+  const double calls = fixed_seconds(n, r);
   // A sparse tensor's reader goes through every entry of the lists on every
   // site (two int64 coordinates and a double each), whatever its blocks.
   // An index list's reader reads its tensor's rows' entries: one int64 each.
   if (const auto* s = source ? std::get_if<model::SparseSource>(&source->source) : nullptr)
-    return static_cast<double>(s->entries) * (s->index_list() ? sizeof(std::int64_t) : 2 * sizeof(std::int64_t) + sizeof(double)) / r.hdf5_read_bytes;
+    return r.open_seconds + calls +
+           static_cast<double>(s->entries) * (s->index_list() ? sizeof(std::int64_t) : 2 * sizeof(std::int64_t) + sizeof(double)) / r.hdf5_read_bytes;
   if (source && std::holds_alternative<model::Hdf5Source>(source->source))
-    return static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.hdf5_read_bytes;
+    return r.open_seconds + calls + static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) / r.hdf5_read_bytes;
   const auto* g = source ? std::get_if<model::Generator>(&source->source) : nullptr;
   const bool normal = g && g->kind == model::Generator::Kind::Normal;
-  return static_cast<double>(n.site_floats_in) / (normal ? r.generate_normal_floats : r.generate_floats);
+  return calls + static_cast<double>(n.site_floats_in) / (normal ? r.generate_normal_floats : r.generate_floats);
 }
 
 namespace {
