@@ -4,6 +4,9 @@
 // PyTorch by tests/regression/check_ist.py.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "tra/app/local_rounds.hpp"
 #include "tra/io/deck/deck_reader.hpp"
 
@@ -52,6 +55,22 @@ TEST(LocalRounds, IstCutsEveryHiddenLayerAndAssemblesTheThesisCountEachRound) {
   // The site's step is the deck's, narrower, for one rank.
   EXPECT_EQ(p.site.workflow.find_tensor("W2")->shape, (Shape{4, 3}));
   EXPECT_EQ(p.site.optimized.chosen.nodes.empty(), false);
+}
+
+// What a rank holds beside the site's step (RoundsPlan::copy_bytes, which
+// run_deck checks against memory_per_rank), worked out from the tensors'
+// sizes: the network W = W1 80 + b1 8 + W2 48 + W3 18 + b3 3 = 157 entries,
+// its cut ones C = 154 (all but b3), a site's S = 40 + 4 + 12 + 9 + 3 = 68,
+// the largest averaged tensor U = b3's 3; values 8 bytes, offsets 8, sources 2.
+TEST(LocalRounds, ARankHoldsItsCopyOfTheNetworkAndTheLargestOfWhatMovesIt) {
+  const model::Workflow wf = deck("method: ist, local_steps: 2, seed: 5");
+  const RoundsPlan p = plan_rounds(wf, plan_deck(wf, 2, {}), {}, 2);
+  const std::int64_t kept = 8 * 157 + 2 * 154 + 8 * 68;  // the copy, each cut entry's source, the site's offsets
+  const std::int64_t start = 2 * 8 * 154 + 2 * 8 * 68 + (8 + 2) * 68;  // a round's assembly: sent, received, the site's tensors
+  const std::int64_t end = 8 * 68 + 8 * 2 * 3;  // a round's end: the trained tensors, every rank's averaged one
+  const std::int64_t gather = 3 * 8 * 157;  // the shared buffer and a held-out evaluation's two copies
+  EXPECT_EQ(p.copy_bytes(), kept + std::max({start, end, gather}));
+  EXPECT_EQ(p.copy_bytes(), 6340);
 }
 
 TEST(LocalRounds, LocalSgdTrainsTheWholeNetworkAtEverySiteAndAveragesIt) {
