@@ -75,6 +75,7 @@ std::string json_report(const PlannedDeck& planned, const std::vector<exec::Node
     const std::vector<double>& estimated = planned.optimized.cost.node_seconds;
     os << (i ? ",\n    " : "\n    ") << "{\"node\": \"p" << i << "\", \"kind\": " << quoted(n.name()) << ", \"seconds\": " << number(r.seconds)
        << ", \"predicted_seconds\": " << number(i < estimated.size() ? estimated[i] : 0) << ", \"held\": " << (r.held ? "true" : "false")
+       << ", \"streamed_into\": " << (r.streamed_into >= 0 ? "\"p" + std::to_string(r.streamed_into) + "\"" : std::string("null"))
        << ", \"predicted_floats\": " << n.predicted_floats << ", \"moved_floats\": " << r.floats_moved << ", \"gflop\": " << number(g)
        << ", \"gflops\": " << number(r.seconds > 0 ? g / r.seconds : 0) << ", \"detail\": " << quoted(n.words()) << "}";
   }

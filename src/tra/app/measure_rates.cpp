@@ -121,21 +121,25 @@ double call_seconds(const comm::Communicator& c) {
 
 // The fixed cost of an operator beside its calls (the executor's work
 // around them: its inputs' tuples matched, its results kept), measured on
-// the real engine: a chain of kOps element-wise joins of 8 x 8 tensors (one
-// chunk, one call each) planned and run as tra-run plans and runs them.
+// the real engine: a chain of kOps element-wise statements on an 8 x 8
+// tensor of one chunk, planned and run as tra-run plans and runs them, less
+// the calls its operators make. NaN where the plan has none (kept default).
 double operator_seconds(const comm::Communicator& c, double call_seconds) {
   constexpr int kOps = 64;
-  std::string deck = "tensors:\n  - {name: A, shape: [8, 8], source: \"uniform(-1, 1, 1)\"}\ngraph:\n";
+  std::string deck = "tensors:\n  - {name: A, shape: [8, 8], chunk: [8, 8], source: \"uniform(-1, 1, 1)\"}\ngraph:\n";
   for (int k = 1; k <= kOps; ++k)
     deck += "  - \"T" + std::to_string(k) + "[i,j] = " + (k == 1 ? "A" : "T" + std::to_string(k - 1)) + "[i,j] + A[i,j]\"\n";
   deck += "outputs:\n  - {tensor: T" + std::to_string(kOps) + ", file: unused.h5}\n";
   const model::Workflow wf = io::parse_deck(deck, "tra-calibrate", ".");
   const PlannedDeck planned = plan_deck(wf, c.size(), physical::OptimizerOptions{});
   const physical::IaPlan& plan = planned.optimized.chosen;
-  int computed = 0;  // operators that call a kernel (T1 = A + A is a map of A, the others joins)
+  // The operators that call a kernel (T1 = A + A is a map of A, the others
+  // joins; a plan for several ranks may add others) and their calls.
+  int computed = 0;
+  Index calls = 0;
   for (const physical::IaNode& n : plan.nodes)
-    computed += n.kind() == physical::IaNode::Kind::LocalJoin || n.kind() == physical::IaNode::Kind::LocalMap;
-  TRA_ASSERT(computed == kOps, "the calibration chain was planned with " + std::to_string(computed) + " operators, not one per statement");
+    if (n.kind() != physical::IaNode::Kind::Scan && n.site_calls > 0) ++computed, calls += n.site_calls;
+  if (computed == 0) return std::nan("");
   exec::Executor ex(plan, c, {planned.output_nodes.begin(), planned.output_nodes.end()});
   double best = HUGE_VAL;
   for (int i = 0; i <= kRepeats; ++i) {
@@ -143,7 +147,7 @@ double operator_seconds(const comm::Communicator& c, double call_seconds) {
     ex.run();
     if (i > 0) best = std::min(best, c.max(ex.totals().operators));  // the first is the warm-up
   }
-  return best / computed - call_seconds;
+  return (best - static_cast<double>(calls) * call_seconds) / computed;
 }
 
 // A sparse product as a graph's has it: a 131072 x 131072 block with 8
@@ -313,6 +317,8 @@ physical::Rates measure_rates(const comm::Communicator& c) {
   auto slowest = [&c](double rate) { return -c.max(-rate); };
   // A time too short for the clock would give an infinite rate: keep the default then.
   auto settle = [](double measured, double fallback) { return std::isfinite(measured) && measured > 0 ? round3(measured) : fallback; };
+  // A fixed cost may measure as none (or, less the calls, below none): 0.
+  auto settle_fixed = [](double measured, double fallback) { return std::isfinite(measured) ? round3(std::max(0.0, measured)) : fallback; };
   const GemmRates gemm = gemm_rates<double>(c);
   r.gemm_flops = settle(slowest(gemm.flops), r.gemm_flops);
   r.memory_bytes = settle(slowest(gemm.bytes), r.memory_bytes);
@@ -329,10 +335,10 @@ physical::Rates measure_rates(const comm::Communicator& c) {
   r.generate_normal_floats = settle(slowest(generate_rate(c, model::Generator::Kind::Normal)), r.generate_normal_floats);
   const Hdf5Rates hdf5 = hdf5_rates(c);
   r.hdf5_read_bytes = settle(slowest(hdf5.read_bytes), r.hdf5_read_bytes);
-  r.open_seconds = settle(c.max(hdf5.open_seconds), r.open_seconds);
+  r.open_seconds = settle_fixed(c.max(hdf5.open_seconds), r.open_seconds);
   r.latency = settle(c.max(latency(c)), r.latency);
-  r.call_seconds = settle(c.max(call_seconds(c)), r.call_seconds);
-  r.operator_seconds = settle(operator_seconds(c, r.call_seconds), r.operator_seconds);
+  r.call_seconds = settle_fixed(c.max(call_seconds(c)), r.call_seconds);
+  r.operator_seconds = settle_fixed(operator_seconds(c, r.call_seconds), r.operator_seconds);
   r.origin = describe_run(c);
   return r;
 }

@@ -69,6 +69,9 @@ void expect_same_rates(const Rates& a, const Rates& b) {
   EXPECT_EQ(a.generate_normal_floats, b.generate_normal_floats);
   EXPECT_EQ(a.hdf5_read_bytes, b.hdf5_read_bytes);
   EXPECT_EQ(a.latency, b.latency);
+  EXPECT_EQ(a.call_seconds, b.call_seconds);
+  EXPECT_EQ(a.operator_seconds, b.operator_seconds);
+  EXPECT_EQ(a.open_seconds, b.open_seconds);
 }
 
 }  // namespace

@@ -11,6 +11,21 @@ bool operator==(const MapParams& a, const MapParams& b) {
 
 namespace ops {
 
+namespace {
+
+// Kernel calls per tuple: none for a map of keys alone or an expansion whose
+// tuples share their input's chunk (a replication, a retile that keeps it
+// whole: exec/bound_kernels.cpp), one for a map of the arrays, one per
+// piece for a cut.
+Index calls_per_tuple(const MapParams& p) {
+  if (!p.expand) return p.array_map.identity() ? 0 : 1;
+  if (shares_chunk(*p.expand)) return 0;
+  if (const auto* r = std::get_if<Retile>(&*p.expand); r && r->split == Shape(r->split.size(), 1)) return 0;
+  return p.arity;
+}
+
+}  // namespace
+
 void infer(MapParams& p, IaNode& n, const Context& c) {
   const IaNode& x = c.in(n);
   n.dist.everywhere = x.dist.everywhere;
@@ -22,9 +37,7 @@ void infer(MapParams& p, IaNode& n, const Context& c) {
   const std::vector<Index> count = per_site(x.dist, c.nsites);
   n.flops = p.call_flops * static_cast<double>(x.dist.tuples()) * (x.dist.everywhere ? c.nsites : 1);
   n.site_flops = p.call_flops * static_cast<double>(max_of(count));
-  // A map of keys alone makes no kernel call; one of the arrays a call per
-  // tuple, and one that cuts or copies them a call per piece.
-  if (!p.array_map.identity() || p.expand) n.site_calls = max_of(count) * (p.expand ? p.arity : 1);
+  n.site_calls = max_of(count) * calls_per_tuple(p);
 }
 
 double seconds(const MapParams&, const IaNode& n, const Rates& r, bool) { return fixed_seconds(n, r) + n.site_flops / r.loop_flops; }
