@@ -183,7 +183,12 @@ struct ScalarProgram {
   bool is_identity() const;
   // The same operations on the same constants (bit for bit), in the same order.
   bool same(const ScalarProgram& o) const;
-  int flops_per_eval() const;  // arithmetic operations, for GFLOP/s
+  // The loop work of one evaluation, in the operations of the loop rate
+  // (Rates::loop_flops, measured on x * 2 + 1): an arithmetic operation or
+  // comparison counts 1, a function of the math library what its time is
+  // worth (op_flops). The cost model charges loops by it, and GFLOP/s of a
+  // loop are of these.
+  int flops_per_eval() const;
   int inputs_used() const;  // 0, 1 or 2 (highest input slot read + 1)
   std::string str(const std::string& x = "x", const std::string& y = "y") const;  // infix text
 };

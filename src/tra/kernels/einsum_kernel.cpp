@@ -159,7 +159,10 @@ double EinSumKernel::flops() const {
   for (const auto& l : agg_labels_) na *= static_cast<double>(extent_.at(l));
   if (sparse()) return 2.0 * stored_per_call_ * static_cast<double>(extent_.at(sparse_dense_order_[1]));
   if (gemm_) return 2.0 * nz * na;
-  return nz * na * (join_.flops_per_eval() + (agg_ == einsum::AggOp::None ? 0 : 1));
+  // A copy or a permutation (no operation) still reads and writes each
+  // element: an operation's worth (10^6 doubles copied in 5.2 ms on the VM,
+  // as many added in 5.9 ms).
+  return nz * na * std::max(1, join_.flops_per_eval() + (agg_ == einsum::AggOp::None ? 0 : 1));
 }
 
 Chunk EinSumKernel::apply(const Chunk& x, const Chunk* y) const {

@@ -91,6 +91,20 @@ TEST(TraParser, MaxOfAbsoluteDifference) {
   EXPECT_EQ(e.join.flops_per_eval(), 2);  // one subtraction, one abs
 }
 
+// A loop's work counts a function of the math library as the plain
+// operations its time is worth (measured on the VM: tanh ran at 11 times an
+// estimate of one operation).
+TEST(TraParser, FunctionsCountTheOperationsTheirTimeIsWorth) {
+  const auto flops = [](const std::string& st) { return parse_einsum(st, kWhere).join.flops_per_eval(); };
+  EXPECT_EQ(flops("Z[i] = X[i] * Y[i] + 1"), 2);
+  EXPECT_EQ(flops("Z[i] = tanh(X[i])"), 6);
+  EXPECT_EQ(flops("Z[i] = exp(X[i] - Y[i])"), 5);
+  EXPECT_EQ(flops("Z[i] = softplus(X[i])"), 8);
+  EXPECT_EQ(flops("Z[i] = X[i] ^ 1.5"), 8);
+  EXPECT_EQ(flops("Z[i] = relu(X[i])"), 1);
+  EXPECT_EQ(flops("Z[i] = X[i]"), 0);
+}
+
 TEST(TraParser, ElementwiseWithBroadcastInput) {
   // Every input label is in the output: nothing is aggregated.
   const EinSum e = parse_einsum("E[i,j] = exp(X[i,j] - M[i])", kWhere);

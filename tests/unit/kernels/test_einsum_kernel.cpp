@@ -121,6 +121,14 @@ TEST(TraEinSumKernel, MatmulGemmPath) {
   EXPECT_DOUBLE_EQ(kernels::EinSumKernel(c.st, e).flops(), 2.0 * 7 * 5 * 13);
 }
 
+// A permutation does no arithmetic but reads and writes every element: a
+// loop operation's worth each, so the cost model does not take it as free.
+TEST(TraEinSumKernel, APermutationCountsAnOperationPerElement) {
+  const std::map<std::string, tra::Index> e{{"i", 7}, {"k", 5}};
+  EXPECT_DOUBLE_EQ(kernels::EinSumKernel(einsum::parse_einsum("T[k,i] = R[i,k]", {"test", 1, 1}), e).flops(), 7.0 * 5);
+  EXPECT_DOUBLE_EQ(kernels::EinSumKernel(einsum::parse_einsum("T[k,i] = tanh(R[i,k])", {"test", 1, 1}), e).flops(), 6.0 * 7 * 5);
+}
+
 TEST(TraEinSumKernel, MatmulLoopPath) {
   // "+ 0" makes ⊗ not a scaled product: the same contraction runs as a loop.
   const std::map<std::string, tra::Index> e{{"i", 7}, {"j", 13}, {"k", 5}};

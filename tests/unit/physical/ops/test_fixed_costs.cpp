@@ -70,6 +70,8 @@ TEST(FixedCosts, EachOperatorIsChargedTheCallsItsBusiestSiteMakes) {
   for (const IaNode& n : p.nodes)
     if (n.kind() != IaKind::Bcast && n.kind() != IaKind::Shuffle) calls.push_back(n.site_calls);
   EXPECT_EQ(calls, (std::vector<Index>{1, 4, 1, 1, 2, 2, 1}));
+  // The cut copies A's 600 x 400 elements into its pieces: a loop operation each.
+  EXPECT_EQ(p.nodes[1].site_flops, 600.0 * 400.0) << p.nodes[1].words();
   const Rates r = fixed_costs_only();
   const PlanCost cost = cost_of(p, r);
   for (size_t i = 0; i < p.nodes.size(); ++i) {
