@@ -1,7 +1,6 @@
 #include "tra/kernels/gemm_start.hpp"
 
 #include <KokkosBlas3_gemm.hpp>
-#include <type_traits>
 
 #include "tra/common/kokkos_types.hpp"
 
@@ -23,16 +22,12 @@ void start_gemms() {
 }  // namespace
 
 void start_gemm_library(DType dtype) {
-  if constexpr (!std::is_same_v<MemSpace, Kokkos::HostSpace>) {
-    static bool started[2] = {false, false};
-    bool& done = started[dtype == DType::Float32 ? 1 : 0];
-    if (done) return;
-    done = true;
-    if (dtype == DType::Float32) start_gemms<float>();
-    else start_gemms<double>();
-  } else {
-    static_cast<void>(dtype);
-  }
+  static bool started[2] = {false, false};
+  bool& done = started[dtype == DType::Float32 ? 1 : 0];
+  if (done) return;
+  done = true;
+  if (dtype == DType::Float32) start_gemms<float>();
+  else start_gemms<double>();
 }
 
 }  // namespace tra::kernels
