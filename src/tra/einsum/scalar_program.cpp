@@ -200,19 +200,23 @@ bool ScalarProgram::same(const ScalarProgram& o) const {
 
 namespace {
 
-// What an operation's time is worth in a loop's plain operations (x * 3 and
-// its memory traffic: 5.2 ns an element on the VM). Measured there on 10^6
-// elements with --explain=analyze, the function's time beyond x * 3 (its
-// loops were charged one operation each, so tanh ran at 11 times its
-// estimate): tanh 16-33 ns an element (slower for |x| near 1), exp 12.6,
-// log 10.2, sqrt 6.7, sigmoid 13.2, softplus (an exp and a log1p) 31, pow
-// 19.5-35 (x^1.5, x^3); abs, max, step and sign as an add.
+// What an operation's time is worth in the loop rate's operations
+// (1 / Rates::loop_flops, measured on x * 2 + 1, two of them: about 3 ns
+// on the VM, where x * 3 with its memory traffic takes 5.2 ns an element,
+// so a loop of one operation is predicted at about half its time). Measured there on 10^6 elements with
+// --explain=analyze (its loops were charged one operation a function, so
+// tanh ran at 11 times its estimate): tanh 16-33 ns an element (slower for
+// |x| near 1), exp 12.6, log 10.2, sqrt 6.7, sigmoid 13.2, softplus (an exp
+// and a log1p) 31, pow 19.5-35 (x^1.5, x^3); abs, max, step and sign as an
+// add. A GPU's element loops are bound by memory and its built-in loop rate
+// was fitted with every operation counted once: there each still counts one
+// until they are measured on one.
 int op_flops(Op op) {
+  if (op == Op::In0 || op == Op::In1 || op == Op::Const) return 0;
+#if defined(KOKKOS_ENABLE_CUDA)
+  return 1;
+#else
   switch (op) {
-    case Op::In0:
-    case Op::In1:
-    case Op::Const:
-      return 0;
     case Op::Tanh:
       return 6;
     case Op::Exp:
@@ -228,6 +232,7 @@ int op_flops(Op op) {
     default:
       return 1;
   }
+#endif
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // ΣL(groupBy, aggOp): each site reduces the groups of the tuples it holds.
 #include <algorithm>
+#include <variant>
 
 #include "tra/physical/ops/ops.hpp"
 
@@ -25,13 +26,20 @@ void infer(AggParams& p, IaNode& n, const Context& c) {
     else members.emplace_back(std::move(m), 1);
   std::vector<Index> work(static_cast<size_t>(c.nsites), 0), calls(static_cast<size_t>(c.nsites), 0);
   const Index f = volume(n.out_type.chunk_shape);
+  // A fold combines its members' elements, an operation each beyond the
+  // first member; an assembly or a concatenation copies each element of the
+  // result once (exec/bound_kernels.cpp), but for a lone piece that is
+  // already the whole chunk, kept as it is.
+  const bool folds = std::holds_alternative<AggKernel::Fold>(p.kernel.reduce);
+  const bool keeps_whole = !folds && x.type.chunk_shape == n.out_type.chunk_shape;
+  auto group_work = [&](Index count) { return folds ? (count - 1) * f : count == 1 && keeps_whole ? 0 : f; };
   for (const auto& [g, count] : members) {
     n.dist.at.emplace_back(g.first, g.second);
     if (g.second >= 0) {
-      work[static_cast<size_t>(g.second)] += (count - 1) * f;
+      work[static_cast<size_t>(g.second)] += group_work(count);
       calls[static_cast<size_t>(g.second)] += count;
     } else {
-      for (auto& w : work) w += (count - 1) * f;
+      for (auto& w : work) w += group_work(count);
       for (auto& k : calls) k += count;
     }
   }

@@ -90,6 +90,7 @@ TEST(FixedCosts, AReplicationSharesItsInputsChunkAndCallsNoKernel) {
     if (!shares_its_chunk(n)) continue;
     ++shared;
     EXPECT_EQ(n.site_calls, 0) << n.words();
+    EXPECT_EQ(n.site_flops, 0) << n.words();  // nothing copied
     EXPECT_EQ(ops::seconds(n.map(), n, r, false), 0) << n.words();  // no call, no operator, no work
   }
   // The strategy chosen for C's product replicates A's and B's blocks
