@@ -201,14 +201,14 @@ bool ScalarProgram::same(const ScalarProgram& o) const {
 namespace {
 
 // What an operation's time is worth in the loop rate's operations
-// (1 / Rates::loop_flops, measured on x * 2 + 1, two of them: about 3 ns
-// on the VM, where x * 3 with its memory traffic takes 5.2 ns an element,
-// so a loop of one operation is predicted at about half its time). Measured there on 10^6 elements with
-// --explain=analyze (its loops were charged one operation a function, so
-// tanh ran at 11 times its estimate): tanh 16-33 ns an element (slower for
-// |x| near 1), exp 12.6, log 10.2, sqrt 6.7, sigmoid 13.2, softplus (an exp
-// and a log1p) 31, pow 19.5-35 (x^1.5, x^3); abs, max, step and sign as an
-// add. A GPU's element loops are bound by memory and its built-in loop rate
+// (1 / Rates::loop_flops, measured on x * 2 + 1, two of them: about 3 ns on
+// the VM, where x * 3 with its memory traffic takes 5.2 ns an element, so a
+// loop of one operation is predicted at about half its time). Measured there
+// on 10^6 elements with --explain=analyze (its loops were charged one
+// operation a function, so tanh ran at 11 times its estimate): tanh 16-33 ns
+// an element (slower for |x| near 1), exp 12.6, log 10.2, sqrt 6.7, sigmoid
+// 13.2, softplus (an exp and a log1p) 31, pow 19.5-35 (x^1.5, x^3); abs,
+// max, step and sign as an add. A GPU's element loops are bound by memory and its built-in loop rate
 // was fitted with every operation counted once: there each still counts one
 // until they are measured on one.
 int op_flops(Op op) {

@@ -28,10 +28,10 @@ void infer(AggParams& p, IaNode& n, const Context& c) {
   const Index f = volume(n.out_type.chunk_shape);
   // A fold combines its members' elements, an operation each beyond the
   // first member; an assembly or a concatenation copies each element of the
-  // result once (exec/bound_kernels.cpp), but for a lone piece that is
-  // already the whole chunk, kept as it is.
+  // result once (exec/bound_kernels.cpp, exec/local/tra_ops.cpp), but an
+  // assembly keeps a lone piece that is already the whole chunk as it is.
   const bool folds = std::holds_alternative<AggKernel::Fold>(p.kernel.reduce);
-  const bool keeps_whole = !folds && x.type.chunk_shape == n.out_type.chunk_shape;
+  const bool keeps_whole = std::holds_alternative<AggKernel::Assemble>(p.kernel.reduce) && x.type.chunk_shape == n.out_type.chunk_shape;
   auto group_work = [&](Index count) { return folds ? (count - 1) * f : count == 1 && keeps_whole ? 0 : f; };
   for (const auto& [g, count] : members) {
     n.dist.at.emplace_back(g.first, g.second);
