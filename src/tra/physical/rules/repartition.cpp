@@ -132,6 +132,50 @@ bool two_phase_aggregation(IaPlan& p, int at) {
   return true;
 }
 
+// R2-5 read right to left: Σ(g)(Shuf(d')(Σ(g)(R))) ≡ Σ(g)(Shuf(d)(R)), and
+// Σ(g)(Σ(g)(R)) ≡ Σ(g)(R) once R2-4 dropped the shuffle between them. A join
+// strategy may move a two-phase aggregation's groups so that its first phase
+// reduces nothing: then the two phases cost an operator and a copy more than
+// one, and only this form takes them back. The members go to the sites the
+// partial results went to: the shuffle's dimensions, which number the
+// partial's groups, mapped back to R's.
+bool one_phase_aggregation(IaPlan& p, int at) {
+  const IaNode& f = p.node(at);
+  if (f.kind() != Kind::LocalAgg || f.agg().phase != AggParams::Phase::Final) return false;
+  const int below = input(p, at);
+  const bool shuffled = p.node(below).kind() == Kind::Shuffle;
+  const int part = shuffled ? input(p, below) : below;
+  const IaNode& pn = p.node(part);
+  if (pn.kind() != Kind::LocalAgg || pn.agg().phase != AggParams::Phase::Partial) return false;
+  const std::vector<int> group_by = pn.agg().group_by;  // R's dimensions, in the partial results' key order
+  std::vector<int> whole_groups;  // the final phase's groups, as R's dimensions
+  for (int g : f.agg().group_by) whole_groups.push_back(group_by.at(static_cast<size_t>(g)));
+  const int r = input(p, part);
+  int members = r;
+  if (shuffled) {
+    const IaNode& sh = p.node(below);
+    Placement sites = sh.placement();
+    Shape grid = p.node(r).type.frontier;
+    for (int& d : sites.dims) {
+      const Index n = sh.site_grid().at(static_cast<size_t>(d));
+      d = group_by.at(static_cast<size_t>(d));
+      grid[static_cast<size_t>(d)] = n;
+    }
+    members = add_node(p, make_shuffle(r, sites.dims, std::move(grid)));
+    p.node(members).placement() = std::move(sites);
+  }
+  IaNode whole = p.node(at);
+  whole.inputs = {members};
+  whole.agg().group_by = std::move(whole_groups);
+  whole.agg().phase = AggParams::Phase::Whole;
+  const int nw = add_node(p, std::move(whole));
+  redirect(p, at, nw);
+  return true;
+}
+
+// R2-5 in either direction: variant 0 splits, variant 1 merges.
+bool aggregation_phases(IaPlan& p, int at, int variant) { return variant == 0 ? two_phase_aggregation(p, at) : one_phase_aggregation(p, at); }
+
 // R2-6: ⋈(Bcast(Rl), Rr) ≡ ⋈(Rl, Bcast(Rr)) ≡ ⋈(Shuf(kl)(Rl), Shuf(kr)(Rr)).
 bool join_variant(IaPlan& p, int at, int variant) {
   const IaNode& j = p.node(at);
@@ -199,7 +243,11 @@ const std::vector<Rule>& repartition_rules() {
        1,
        {IaNode::Kind::Bcast, IaNode::Kind::Shuffle, IaNode::Kind::LocalMap}},
       {"R2-4", "no shuffle before an aggregation whose groups already sit on one site each", single(aggregate_in_place), 1, {IaNode::Kind::LocalAgg}},
-      {"R2-5", "aggregate on every site before shuffling (two-phase aggregation)", single(two_phase_aggregation), 1, {IaNode::Kind::LocalAgg}},
+      {"R2-5",
+       "aggregate on every site before shuffling (two-phase aggregation), or merge the two phases again",
+       aggregation_phases,
+       2,
+       {IaNode::Kind::LocalAgg}},
       // R2-6 matches beyond its inputs: it looks through any chain of Bcasts and Shuffles below the join.
       {"R2-6", "a join by broadcasting either side or by shuffling both on the join keys", join_variant, 3, {IaNode::Kind::LocalJoin}, true},
       {"R2-7", "drop a shuffle that moves nothing (the result of the join is already placed)", single(drop_idle_shuffle), 1, {IaNode::Kind::Shuffle}},

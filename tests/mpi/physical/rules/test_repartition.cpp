@@ -243,6 +243,33 @@ TEST(IaRules, R2_5_TwoPhaseAggregation) {
   expect_not_applicable("R2-5", g);
 }
 
+// R2-5's second form merges what its first split: Σ(g)(Shuf(Σ(g)(R))) back
+// into one aggregation of R's members, shuffled to the sites the partial
+// results went to.
+TEST(IaRules, R2_5_MergesTheTwoPhasesAgain) {
+  if (nsites() == 1) return;  // nothing is split on one site
+  auto two_phases = [](Rng& rng) {
+    Case c = aggregation_over_shuffle(rng, false);
+    EXPECT_TRUE(rule("R2-5").apply(c.plan, c.at, 0));
+    physical::normalize(c.plan);
+    physical::infer(c.plan);
+    c.at = c.plan.roots.at(0);
+    c.what = "Σ(g)(Shuf(Σ(g)(R)))";
+    return c;
+  };
+  check_rule("R2-5", 144, two_phases, 1);
+  Rng rng(145);
+  Case c = two_phases(rng);
+  ASSERT_TRUE(rule("R2-5").apply(c.plan, c.at, 1));
+  physical::normalize(c.plan);
+  int aggregations = 0;
+  for (const IaNode& n : c.plan.nodes) aggregations += n.kind() == IaNode::Kind::LocalAgg;
+  EXPECT_EQ(aggregations, 1) << c.plan.str();
+  Case whole = aggregation_over_shuffle(rng, false);
+  whole.what = "an aggregation in one phase";
+  expect_not_applicable("R2-5", whole, 1);
+}
+
 // ⋈ of A and B in one of R2-6's three forms, optionally aggregated afterwards.
 Case join_form(Rng& rng, int form, bool allow_all, bool mismatched = false) {
   IaPlan p;
