@@ -28,23 +28,28 @@ namespace tra::physical {
 // (before the chunk pool): predictions of those loops were 3.5x too high.
 // float32 GEMMs (sgemm) have a rate of their own: twice float64's on the
 // VM's AVX-512 cores (1 thread: 128 GFLOP/s against 65); on the H200 its
-// float32 and float64 peaks are equal (67 TFLOP/s; not measured there yet).
+// float32 and float64 peaks are equal (67 TFLOP/s), and tra-calibrate
+// measured sgemm at 3.1e13 against dgemm's 4.2e13 (2026-11-28; perf/gpu/run's
+// 8000^3 and 16000^3 GEMMs ran at 0.98x PyTorch's in both types). The
+// generators' and HDF5's CUDA rates are that run's too (8e9, 8e9 and 3.2e9
+// before the chunk pool).
 // A sparse product reads one row of its dense operand per stored entry, at
 // random places, and is bound by that traffic (sparse_bytes): on the VM,
 // KokkosSparse::spmv by an ogbn-arxiv-sized Â (2.5 M entries) times 128
 // columns ran at 5.0e9 B/s per rank on two ranks (0.51 s; 256 columns on one
 // rank: 3.8e9), where the loop rate charged it 4 times its time;
-// tra-calibrate measures 3.9-5.0e9. The CUDA figure is assumed (a fifth of
-// the device's memory rate), not measured.
+// tra-calibrate measures 3.9-5.0e9. The CUDA figure is tra-calibrate's on
+// an H200 (2026-11-28, commit ca44e3c; a fifth of the device's memory rate
+// had been assumed).
 #if defined(KOKKOS_ENABLE_CUDA)
-inline constexpr double kBuiltInSparseBytes = 6.4e11;
+inline constexpr double kBuiltInSparseBytes = 1.1e12;
 #else
 inline constexpr double kBuiltInSparseBytes = 4.5e9;
 #endif
-// The fixed costs. A CUDA build's are an H200's, derived from
-// --explain=analyze of the LLaMA block there (a Scan of an HDF5 input
-// 0.2-0.3 ms, an operator of one or two small kernel calls about 0.03 ms),
-// not yet measured by tra-calibrate. A host build's are 0: tra-calibrate
+// The fixed costs. A CUDA build's are what tra-calibrate measured on an
+// H200 (2026-11-28, commit ca44e3c: a call 16 us, an operator nothing
+// beside its calls, a file's opening 164 us; they had been guessed from the
+// LLaMA block's --explain=analyze at 10 us, 20 us and 200 us). A host build's are 0: tra-calibrate
 // measures them on the VM (a call 0.22-0.48 us, an operator 0.36-1.4 us, a
 // file's opening 84-290 us) and a calibration file carries them, but as
 // built-ins they let restricted searches beat the full one on 19 deck and
@@ -53,13 +58,13 @@ inline constexpr double kBuiltInSparseBytes = 4.5e9;
 // transe's many joins at 8 ranks), where the plan property test holds the
 // full search to never lose.
 #if defined(KOKKOS_ENABLE_CUDA)
-inline constexpr double kBuiltInCallSeconds = 1.0e-5, kBuiltInOperatorSeconds = 2.0e-5, kBuiltInOpenSeconds = 2.0e-4;
+inline constexpr double kBuiltInCallSeconds = 1.6e-5, kBuiltInOperatorSeconds = 0, kBuiltInOpenSeconds = 1.6e-4;
 #else
 inline constexpr double kBuiltInCallSeconds = 0, kBuiltInOperatorSeconds = 0, kBuiltInOpenSeconds = 0;
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
-inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInGemmFlopsFloat32 = 4.2e13, kBuiltInLoopFlops = 1.5e11, kBuiltInMemoryBytes = 3.2e12;
-inline constexpr double kBuiltInGenerateFloats = 8.0e9, kBuiltInGenerateNormalFloats = 8.0e9, kBuiltInHdf5ReadBytes = 3.2e9;
+inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInGemmFlopsFloat32 = 3.1e13, kBuiltInLoopFlops = 1.5e11, kBuiltInMemoryBytes = 3.2e12;
+inline constexpr double kBuiltInGenerateFloats = 4.1e10, kBuiltInGenerateNormalFloats = 3.1e10, kBuiltInHdf5ReadBytes = 4.1e9;
 #else
 inline constexpr double kBuiltInGemmFlops = 65e9, kBuiltInGemmFlopsFloat32 = 130e9, kBuiltInLoopFlops = 3.5e8, kBuiltInMemoryBytes = 1.3e10;
 inline constexpr double kBuiltInGenerateFloats = 6.0e7, kBuiltInGenerateNormalFloats = 2.2e7, kBuiltInHdf5ReadBytes = 1.0e9;
