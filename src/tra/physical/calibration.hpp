@@ -49,18 +49,16 @@ inline constexpr double kBuiltInSparseBytes = 4.5e9;
 // The fixed costs. A CUDA build's are what tra-calibrate measured on an
 // H200 (2026-11-28, commit ca44e3c: a call 16 us, an operator nothing
 // beside its calls, a file's opening 164 us; they had been guessed from the
-// LLaMA block's --explain=analyze at 10 us, 20 us and 200 us). A host build's are 0: tra-calibrate
-// measures them on the VM (a call 0.22-0.48 us, an operator 0.36-1.4 us, a
-// file's opening 84-290 us) and a calibration file carries them, but as
-// built-ins they let restricted searches beat the full one on 19 deck and
-// rank pairs (by 0.1-6%: a two-phase aggregation (R2-5) that stopped paying
-// once the join strategies moved its groups, which no rule undoes, and
-// transe's many joins at 8 ranks), where the plan property test holds the
-// full search to never lose.
+// LLaMA block's --explain=analyze at 10 us, 20 us and 200 us). A host
+// build's are the VM's (tra-calibrate: a call 0.22-0.48 us, an operator
+// 0.36-1.4 us, a file's opening 84-290 us); with them perf/predict's
+// operators within 2x went from 53-55% to 64% (1 rank 73%). They were 0
+// until R2-5 could merge a two-phase aggregation back: a first phase that
+// reduces nothing then cost an operator no rule took out.
 #if defined(KOKKOS_ENABLE_CUDA)
 inline constexpr double kBuiltInCallSeconds = 1.6e-5, kBuiltInOperatorSeconds = 0, kBuiltInOpenSeconds = 1.6e-4;
 #else
-inline constexpr double kBuiltInCallSeconds = 0, kBuiltInOperatorSeconds = 0, kBuiltInOpenSeconds = 0;
+inline constexpr double kBuiltInCallSeconds = 3e-7, kBuiltInOperatorSeconds = 6e-7, kBuiltInOpenSeconds = 1.2e-4;
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
 inline constexpr double kBuiltInGemmFlops = 4.2e13, kBuiltInGemmFlopsFloat32 = 3.1e13, kBuiltInLoopFlops = 1.5e11, kBuiltInMemoryBytes = 3.2e12;
