@@ -155,11 +155,11 @@ bool one_phase_aggregation(IaPlan& p, int at) {
   if (shuffled) {
     const IaNode& sh = p.node(below);
     Placement sites = sh.placement();
-    Shape grid = p.node(r).type.frontier;
+    Shape grid = p.node(r).type.frontier;  // R's extents, as R2-6 numbers a shuffle of its inputs
     for (int& d : sites.dims) {
       const Index n = sh.site_grid().at(static_cast<size_t>(d));
       d = group_by.at(static_cast<size_t>(d));
-      grid[static_cast<size_t>(d)] = n;
+      grid.at(static_cast<size_t>(d)) = n;
     }
     members = add_node(p, make_shuffle(r, sites.dims, std::move(grid)));
     p.node(members).placement() = std::move(sites);

@@ -25,7 +25,7 @@ struct Rule {
   // Rewrites `plan` at node `at` into its `variant`-th equivalent form and
   // returns true, or returns false and leaves the plan untouched.
   std::function<bool(IaPlan& plan, int at, int variant)> apply;
-  int variants = 1;  // R2-6 has three forms of a join; the others one
+  int variants = 1;  // R2-6 has three forms of a join; R1-7 and R2-5 two; the others one
   // The kinds of operator it can rewrite at (its left-hand side's top); the
   // search does not try it elsewhere.
   std::vector<IaNode::Kind> at_kinds;

@@ -2,6 +2,8 @@
 // plans in which its left-hand side occurs, both sides run and compared.
 #include <gtest/gtest.h>
 
+#include <numeric>
+
 #include "support/rule_cases.hpp"
 
 namespace tra {
@@ -259,15 +261,48 @@ TEST(IaRules, R2_5_MergesTheTwoPhasesAgain) {
   };
   check_rule("R2-5", 144, two_phases, 1);
   Rng rng(145);
-  Case c = two_phases(rng);
-  ASSERT_TRUE(rule("R2-5").apply(c.plan, c.at, 1));
-  physical::normalize(c.plan);
-  int aggregations = 0;
-  for (const IaNode& n : c.plan.nodes) aggregations += n.kind() == IaNode::Kind::LocalAgg;
-  EXPECT_EQ(aggregations, 1) << c.plan.str();
+  for (int t = 0; t < kTrials; ++t) {
+    Case c = two_phases(rng);
+    const physical::Distribution split_at = c.plan.node(c.at).dist;
+    ASSERT_TRUE(rule("R2-5").apply(c.plan, c.at, 1));
+    physical::normalize(c.plan);
+    physical::infer(c.plan);
+    int aggregations = 0;
+    for (const IaNode& n : c.plan.nodes) aggregations += n.kind() == IaNode::Kind::LocalAgg;
+    EXPECT_EQ(aggregations, 1) << c.plan.str();
+    // Each group ends on the site its partial results went to: a consumer
+    // that relied on where they were (a join above) still finds them there.
+    EXPECT_TRUE(c.plan.node(c.plan.roots.at(0)).dist == split_at) << c.plan.str();
+  }
   Case whole = aggregation_over_shuffle(rng, false);
   whole.what = "an aggregation in one phase";
   expect_not_applicable("R2-5", whole, 1);
+}
+
+// The form R2-4 leaves when the partial results of each group sit on one
+// site: Σ(Σ(g)(R)), no shuffle between the phases, merged into Σ(g)(R).
+TEST(IaRules, R2_5_MergesTwoPhasesWithNoShuffleBetween) {
+  check_rule(
+      "R2-5", 146,
+      [](Rng& rng) {
+        Case c = aggregation_over_shuffle(rng, true);  // R grouped on one site each
+        IaPlan& p = c.plan;
+        const int r = p.node(p.node(c.at).inputs.at(0)).inputs.at(0);
+        p.node(c.at).inputs = {r};
+        p.node(c.at).agg().phase = physical::AggParams::Phase::Partial;
+        IaNode f = p.node(c.at);
+        f.inputs = {c.at};
+        std::iota(f.agg().group_by.begin(), f.agg().group_by.end(), 0);
+        f.agg().phase = physical::AggParams::Phase::Final;
+        const int nf = physical::add_node(p, std::move(f));
+        c.plan = with_roots(std::move(p), {nf});
+        physical::normalize(c.plan);
+        physical::infer(c.plan);
+        c.at = c.plan.roots.at(0);
+        c.what = "Σ(Σ(g)(R))";
+        return c;
+      },
+      1);
 }
 
 // ⋈ of A and B in one of R2-6's three forms, optionally aggregated afterwards.
