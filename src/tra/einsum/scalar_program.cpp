@@ -208,9 +208,9 @@ namespace {
 // operation a function, so tanh ran at 11 times its estimate): tanh 16-33 ns
 // an element (slower for |x| near 1), exp 12.6, log 10.2, sqrt 6.7, sigmoid
 // 13.2, softplus (an exp and a log1p) 31, pow 19.5-35 (x^1.5, x^3); abs,
-// max, step and sign as an add. A GPU's element loops are bound by memory and its built-in loop rate
-// was fitted with every operation counted once: there each still counts one
-// until they are measured on one.
+// max, step and sign as an add. A GPU's element loops are bound by memory,
+// and its built-in loop rate was fitted with every operation counted once:
+// there each still counts one until they are measured on one.
 int op_flops(Op op) {
   if (op == Op::In0 || op == Op::In1 || op == Op::Const) return 0;
 #if defined(KOKKOS_ENABLE_CUDA)

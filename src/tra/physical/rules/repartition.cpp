@@ -147,6 +147,7 @@ bool one_phase_aggregation(IaPlan& p, int at) {
   const int part = shuffled ? input(p, below) : below;
   const IaNode& pn = p.node(part);
   if (pn.kind() != Kind::LocalAgg || pn.agg().phase != AggParams::Phase::Partial) return false;
+  if (pn.tra_node != f.tra_node) return false;  // the two phases of one aggregation, as R2-5 split it
   const std::vector<int> group_by = pn.agg().group_by;  // R's dimensions, in the partial results' key order
   std::vector<int> whole_groups;  // the final phase's groups, as R's dimensions
   for (int g : f.agg().group_by) whole_groups.push_back(group_by.at(static_cast<size_t>(g)));
