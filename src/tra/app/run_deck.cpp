@@ -485,7 +485,12 @@ void execute_stage(Run& r) {
   const exec::Executor& ex = *r.executor;
   const PlannedDeck& executed = r.executed();
   r.report = format_report(executed.optimized.chosen, ex.stats(), ex.totals(), r.execute_seconds, r.iterations);
-  if (r.opt.explain == RunOptions::Explain::Analyze) Log::info(format_analyze(executed.optimized.chosen, executed.optimized.cost, ex.stats()));
+  if (r.opt.explain == RunOptions::Explain::Analyze) {
+    Log::info(format_analyze(executed.optimized.chosen, executed.optimized.cost, ex.stats()));
+    char line[128];
+    std::snprintf(line, sizeof line, "kernels started when the plan was bound, in no operator's time: %.4f s", c.max(ex.start_seconds()));
+    Log::info(line);
+  }
 }
 
 // The outputs, each file with the run's provenance.

@@ -11,9 +11,9 @@
 namespace tra::comm {
 namespace {
 
-// Can MPI read and write chunk memory directly? True for host builds; a CUDA
-// build stages through host buffers (no CUDA-aware MPI is assumed).
-constexpr bool kHostChunks = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+// MPI reads and writes chunk memory directly where kHostChunks
+// (common/kokkos_types.hpp); a CUDA build stages through host buffers (no
+// CUDA-aware MPI is assumed).
 
 // Device builds stage through pinned host memory (copies at the bus' speed,
 // not through a pageable bounce buffer), kept between exchanges and grown

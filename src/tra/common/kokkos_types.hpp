@@ -11,6 +11,10 @@ using Scalar = double;
 using ExecSpace = Kokkos::DefaultExecutionSpace;
 using MemSpace = ExecSpace::memory_space;
 
+// Whether host code can read chunk memory directly (a host build), or chunks
+// live on a device and host code reaches them through copies.
+inline constexpr bool kHostChunks = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+
 // Elements of type T (double or float), flat, in the execution space's memory.
 template <class T>
 using ElementData = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>;

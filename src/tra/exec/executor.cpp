@@ -10,13 +10,13 @@
 #include "tra/exec/bound_kernels.hpp"
 #include "tra/exec/exchange_plan.hpp"
 #include "tra/exec/join_aggregate.hpp"
+#include "tra/exec/kernel_start.hpp"
 #include "tra/exec/loop_carry.hpp"
 #include "tra/exec/operator_progress.hpp"
 #include "tra/io/generators.hpp"
 #include "tra/io/hdf5/coordinates.hpp"
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
-#include "tra/kernels/gemm_start.hpp"
 
 namespace tra::exec {
 
@@ -37,8 +37,7 @@ Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, st
     if (n.kind() == IaNode::Kind::Shuffle && c.size() > 1 && !plan_.node(n.inputs[0]).dist.everywhere)
       shuffle_counts_[i] = shuffle_counts(plan_, n, c.rank());
   }
-  for (const IaNode& n : plan_.nodes)  // before the operators run and are timed
-    if (n.kind() == IaNode::Kind::LocalJoin && n.join().kernel.call.kernel->uses_gemm()) kernels::start_gemm_library(n.type.dtype);
+  start_seconds_ = start_kernels(plan_);  // before the operators run and are timed
 }
 
 int Executor::overwritable_input(size_t at) const {

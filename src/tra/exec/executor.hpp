@@ -88,6 +88,9 @@ class Executor {
   const std::vector<Tuple>& result(int node) const;
   const std::vector<NodeRun>& stats() const { return stats_; }
   const RunTotals& totals() const { return totals_; }
+  // Seconds spent starting the plan's kernels when it was bound
+  // (exec/kernel_start.hpp), in no operator's time.
+  double start_seconds() const { return start_seconds_; }
 
  private:
   std::vector<Tuple> scan(int node, bool& held) const;
@@ -110,6 +113,7 @@ class Executor {
   std::vector<std::vector<Tuple>> results_;
   std::vector<NodeRun> stats_;
   RunTotals totals_;
+  double start_seconds_ = 0;
   std::map<std::string, std::shared_ptr<const HostTensor>> inputs_;
   std::map<std::string, Shape> origins_;
   InputCache* input_cache_ = nullptr;

@@ -11,9 +11,9 @@ namespace tra::io {
 // The model the readers fill (model/workflow.hpp).
 using model::Generator;
 
-// The chunk at `key` of a tensor of `shape` split into chunks of `chunk_shape`.
-// The chunk at `key` of a generated tensor of `shape`, with elements of
-// `dtype`: each value computed in double and rounded to dtype once.
+// The chunk at `key` of a generated tensor of `shape` split into chunks of
+// `chunk_shape`, with elements of `dtype`: each value computed in double
+// and rounded to dtype once.
 Chunk generate_chunk(const Generator& g, const Shape& shape, const Shape& chunk_shape, const Key& key, DType dtype = DType::Float64);
 
 }  // namespace tra::io

@@ -1,0 +1,96 @@
+#include "tra/kernels/kernel_start.hpp"
+
+#include <KokkosBlas3_gemm.hpp>
+
+#include "tra/common/kokkos_types.hpp"
+#include "tra/core/sparse_block.hpp"
+#include "tra/kernels/blocks.hpp"
+#include "tra/kernels/combine.hpp"
+#include "tra/kernels/elementwise.hpp"
+#include "tra/kernels/finite.hpp"
+#include "tra/kernels/sparse_product.hpp"
+#include "tra/kernels/tree_fold.hpp"
+
+namespace tra::kernels {
+
+namespace {
+
+// Whether the start named by Tag is still to run for `dtype` in this
+// process: true the first time it is asked, false after.
+template <class Tag>
+bool first_time(DType dtype) {
+  static bool started[2] = {false, false};
+  bool& done = started[dtype == DType::Float32 ? 1 : 0];
+  const bool first = !done;
+  done = true;
+  return first;
+}
+
+// One small GEMM of element type T in every transposition.
+template <class T>
+void start_gemms() {
+  using Matrix = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace>;
+  const size_t n = 64;  // the size of a small deck's GEMM, so its kernels are among those loaded
+  const Matrix a("gemm start", n, n), c("gemm start", n, n);
+  for (const char* ta : {"N", "T"})
+    for (const char* tb : {"N", "T"}) KokkosBlas::gemm(ta, tb, T(1), a, a, T(0), c);
+}
+
+// The element loops of kernels/elementwise.hpp, each form once: aligned,
+// broadcasting, and a reduction long enough to use every level of its
+// device form (a level per kFoldWidth values).
+template <class T>
+void start_element_loops() {
+  einsum::ScalarProgram first;  // z = x
+  first.size = 1;
+  first.ops[0] = einsum::Op::In0;
+  const Index n = kFoldWidth + 1;
+  const ElementData<T> x("tra::start x", static_cast<size_t>(n)), z("tra::start z", static_cast<size_t>(n)), none;
+  eval_elements<T>("tra::start", first, x, x, z);
+  Walk along, one, inner;  // `one`, of rank 0, walks a single output
+  along.rank = inner.rank = 1;
+  along.extent[0] = inner.extent[0] = n;
+  along.stride_a[0] = along.stride_b[0] = along.stride_c[0] = inner.stride_a[0] = 1;
+  eval_walk<T>("tra::start", first, along, x, none, z);
+  eval_reduce<T>("tra::start", first, einsum::AggOp::Sum, one, inner, x, none, z);
+}
+
+// The chunk kernels of kernels/blocks.hpp, combine.hpp and finite.hpp.
+void start_chunk_kernels(DType dtype) {
+  Chunk square(Shape{2, 2}, dtype);
+  insert_block(square, extract_block(square, {1, 1}, {1, 1}), {0, 0});
+  const Chunk turned = permute(square, {1, 0});
+  combine_into(einsum::AggOp::Sum, square, turned);
+  static_cast<void>(nonfinite_count(clone(square)) + diagonal(square).size());
+}
+
+struct Gemm {};
+struct Sparse {};
+struct Loops {};
+
+}  // namespace
+
+void start_gemm_library(DType dtype) {
+  if (!first_time<Gemm>(dtype)) return;
+  if (dtype == DType::Float32) start_gemms<float>();
+  else start_gemms<double>();
+  Kokkos::fence();
+}
+
+void start_sparse_library(DType dtype) {
+  if (!sparse_product_built() || !first_time<Sparse>(dtype)) return;
+  const SparseBlock a = SparseBlock::from_entries(1, 1, {{0, 0, 1.0}}, dtype);
+  const Chunk x(Shape{1, 1}, dtype);
+  for (const bool transposed : {false, true}) static_cast<void>(sparse_product(a, transposed, x));
+  Kokkos::fence();
+}
+
+void start_loop_kernels(DType dtype) {
+  if (!first_time<Loops>(dtype)) return;
+  if (dtype == DType::Float32) start_element_loops<float>();
+  else start_element_loops<double>();
+  start_chunk_kernels(dtype);
+  Kokkos::fence();
+}
+
+}  // namespace tra::kernels
