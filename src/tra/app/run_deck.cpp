@@ -507,6 +507,7 @@ void write_stage(Run& r) {
              r.total.seconds(),
              static_cast<std::int64_t>(c.max(static_cast<double>(peak_resident_bytes()))),
              r.training ? r.wf.train->iterations : 0};
+  r.facts.kernel_start_seconds = c.max(ex.start_seconds());
   // Group datasets by file; every rank writes the chunks it holds.
   std::map<std::string, io::hdf5::FileData> files;
   for (const auto& o : r.outputs) {
