@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tra/app/checkpoint.hpp"
+#include "tra/app/gpu_sharing.hpp"
 #include "tra/app/json_report.hpp"
 #include "tra/app/local_rounds.hpp"
 #include "tra/app/output_paths.hpp"
@@ -348,6 +349,7 @@ void plan_stage(Run& r) {
   // the element loops, the BLAS its own (OPENBLAS_NUM_THREADS).
   const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s) x " + std::to_string(threads) + " thread(s) (" + kokkos_build() + ")");
+  warn_if_ranks_share_a_gpu(c);
   r.planning.restart();
   r.limit = memory_limit(r.wf, c);
   r.optimizer.memory_per_rank = r.limit.bytes;
