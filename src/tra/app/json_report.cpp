@@ -101,7 +101,7 @@ std::string json_report(const PlannedDeck& planned, const std::vector<exec::Node
   }
   os << ",\n  \"totals\": {\"wall_seconds\": " << number(facts.wall_seconds) << ", \"reading_seconds\": " << number(reading)
      << ", \"operator_seconds\": " << number(operators) << ", \"planning_seconds\": " << number(facts.planning_seconds)
-     << ", \"total_seconds\": " << number(facts.total_seconds) << ", \"kernel_start_seconds\": " << number(facts.kernel_start_seconds)
+     << ", \"total_seconds\": " << number(facts.total_seconds) << ", \"start_seconds\": " << number(facts.start_seconds)
      << (facts.writing_seconds >= 0 ? ", \"writing_seconds\": " + number(facts.writing_seconds) : std::string())
      << ", \"gflop\": " << number(run_gflop) << ", \"gflops\": " << number(operators > 0 ? run_gflop / operators : 0)
      << ", \"predicted_floats\": " << run_predicted << ", \"moved_floats\": " << run_moved

@@ -19,7 +19,7 @@ struct RunFacts {  // what the report says about the run besides its operators
   std::int64_t peak_resident_bytes = 0;  // measured, the largest rank's
   Index iterations = 0;  // a training run's, else 0
   double writing_seconds = -1;  // the outputs' writing; < 0: not yet known (the output files' own copy)
-  double kernel_start_seconds = 0;  // starting the plan's kernels when it was bound (exec/kernel_start.hpp), the slowest rank's
+  double start_seconds = 0;  // starting what the plan runs when it was bound (exec/kernel_start.hpp), the slowest rank's
 };
 
 // `iterations`: a training run's (app/report.hpp). Its "operators" are then

@@ -37,7 +37,7 @@ Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, st
     if (n.kind() == IaNode::Kind::Shuffle && c.size() > 1 && !plan_.node(n.inputs[0]).dist.everywhere)
       shuffle_counts_[i] = shuffle_counts(plan_, n, c.rank());
   }
-  start_seconds_ = start_kernels(plan_);  // before the operators run and are timed
+  start_seconds_ = start_kernels(plan_, c);  // before the operators run and are timed
 }
 
 int Executor::overwritable_input(size_t at) const {

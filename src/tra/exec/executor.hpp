@@ -88,8 +88,8 @@ class Executor {
   const std::vector<Tuple>& result(int node) const;
   const std::vector<NodeRun>& stats() const { return stats_; }
   const RunTotals& totals() const { return totals_; }
-  // Seconds spent starting the plan's kernels when it was bound
-  // (exec/kernel_start.hpp), in no operator's time.
+  // Seconds spent starting the plan's kernels and libraries when it was
+  // bound (exec/kernel_start.hpp), in no operator's time.
   double start_seconds() const { return start_seconds_; }
 
  private:
