@@ -489,10 +489,7 @@ void execute_stage(Run& r) {
   r.report = format_report(executed.optimized.chosen, ex.stats(), ex.totals(), r.execute_seconds, r.iterations);
   if (r.opt.explain == RunOptions::Explain::Analyze) {
     Log::info(format_analyze(executed.optimized.chosen, executed.optimized.cost, ex.stats()));
-    char line[128];
-    std::snprintf(line, sizeof line, "started the plan's kernels and libraries when it was bound, in no operator's time: %.4f s",
-                  c.max(ex.start_seconds()));
-    Log::info(line);
+    Log::info("started the plan's kernels and libraries when it was bound, in no operator's time (rank 0): " + ex.start_times().text());
   }
 }
 
@@ -510,7 +507,7 @@ void write_stage(Run& r) {
              r.total.seconds(),
              static_cast<std::int64_t>(c.max(static_cast<double>(peak_resident_bytes()))),
              r.training ? r.wf.train->iterations : 0};
-  r.facts.start_seconds = c.max(ex.start_seconds());
+  r.facts.start_seconds = c.max(ex.start_times().total());
   // Group datasets by file; every rank writes the chunks it holds.
   std::map<std::string, io::hdf5::FileData> files;
   for (const auto& o : r.outputs) {

@@ -10,7 +10,6 @@
 #include "tra/exec/bound_kernels.hpp"
 #include "tra/exec/exchange_plan.hpp"
 #include "tra/exec/join_aggregate.hpp"
-#include "tra/exec/kernel_start.hpp"
 #include "tra/exec/loop_carry.hpp"
 #include "tra/exec/operator_progress.hpp"
 #include "tra/io/generators.hpp"
@@ -37,7 +36,7 @@ Executor::Executor(const physical::IaPlan& plan, const comm::Communicator& c, st
     if (n.kind() == IaNode::Kind::Shuffle && c.size() > 1 && !plan_.node(n.inputs[0]).dist.everywhere)
       shuffle_counts_[i] = shuffle_counts(plan_, n, c.rank());
   }
-  start_seconds_ = start_kernels(plan_, c);  // before the operators run and are timed
+  start_ = start_kernels(plan_, c);  // before the operators run and are timed
 }
 
 int Executor::overwritable_input(size_t at) const {

@@ -36,6 +36,7 @@
 #include "tra/comm/exchange.hpp"
 #include "tra/exec/host_tensor.hpp"
 #include "tra/exec/input_cache.hpp"
+#include "tra/exec/kernel_start.hpp"
 #include "tra/physical/ia_plan.hpp"
 
 namespace tra::exec {
@@ -90,7 +91,7 @@ class Executor {
   const RunTotals& totals() const { return totals_; }
   // Seconds spent starting the plan's kernels and libraries when it was
   // bound (exec/kernel_start.hpp), in no operator's time.
-  double start_seconds() const { return start_seconds_; }
+  const StartTimes& start_times() const { return start_; }
 
  private:
   std::vector<Tuple> scan(int node, bool& held) const;
@@ -113,7 +114,7 @@ class Executor {
   std::vector<std::vector<Tuple>> results_;
   std::vector<NodeRun> stats_;
   RunTotals totals_;
-  double start_seconds_ = 0;
+  StartTimes start_;
   std::map<std::string, std::shared_ptr<const HostTensor>> inputs_;
   std::map<std::string, Shape> origins_;
   InputCache* input_cache_ = nullptr;

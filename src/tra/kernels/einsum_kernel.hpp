@@ -46,6 +46,8 @@ class EinSumKernel {
   // apply() records in the result (Chunk::row_support).
   bool rows_follow_block() const { return sparse() && z_labels_ == sparse_out_order_; }
   bool sparse_transposed() const { return sparse_transposed_; }
+  // The dense operand's columns in a sparse product: the label it keeps.
+  Index sparse_columns() const { return extent_.at(sparse_dense_order_.at(1)); }
   // Two inputs, both over the output's labels in the output's order, nothing
   // aggregated: ⊗ applied to aligned elements, whatever the chunks' shape.
   bool elementwise() const { return inputs_ == 2 && aligned(); }

@@ -2,6 +2,9 @@
 
 #include <KokkosBlas3_gemm.hpp>
 
+#include <set>
+#include <utility>
+
 #include "tra/common/kokkos_types.hpp"
 #include "tra/core/sparse_block.hpp"
 #include "tra/kernels/blocks.hpp"
@@ -65,7 +68,6 @@ void start_chunk_kernels(DType dtype) {
 }
 
 struct Gemm {};
-struct Sparse {};
 struct Loops {};
 
 }  // namespace
@@ -77,10 +79,11 @@ void start_gemm_library(DType dtype) {
   Kokkos::fence();
 }
 
-void start_sparse_library(DType dtype) {
-  if (!sparse_product_built() || !first_time<Sparse>(dtype)) return;
-  const SparseBlock a = SparseBlock::from_entries(1, 1, {{0, 0, 1.0}}, dtype);
-  const Chunk x(Shape{1, 1}, dtype);
+void start_sparse_library(DType dtype, Index columns) {
+  static std::set<std::pair<DType, Index>> started;
+  if (!sparse_product_built() || !started.insert({dtype, columns}).second) return;
+  const SparseBlock a = SparseBlock::from_entries(2, 2, {{0, 0, 1.0}, {1, 1, 1.0}}, dtype);
+  const Chunk x(Shape{2, columns}, dtype);
   for (const bool transposed : {false, true}) static_cast<void>(sparse_product(a, transposed, x));
   Kokkos::fence();
 }

@@ -4,6 +4,7 @@
 // bound, before its operators run and are timed. Each start runs once per
 // process and element type.
 #include "tra/common/dtype.hpp"
+#include "tra/core/index_vector.hpp"
 
 namespace tra::kernels {
 
@@ -17,10 +18,13 @@ namespace tra::kernels {
 // one small GEMM of `dtype` in every transposition.
 void start_gemm_library(DType dtype);
 
-// The same for the sparse product (cuSPARSE where Kokkos Kernels calls it):
-// a deck's first one took 22.7 ms on an H200, its second 0.13 ms. Nothing
+// The same for the sparse product (cuSPARSE where Kokkos Kernels calls it)
+// of a dense operand of `columns` columns, both ways: a deck's first one
+// took 20-23 ms on an H200, its second 0.13 ms, and one start with a
+// single column left the first 8-column product at 20 ms (Kokkos Kernels
+// takes another path for one column). Once per type and width; nothing
 // where the sparse product is not built.
-void start_sparse_library(DType dtype);
+void start_sparse_library(DType dtype, Index columns);
 
 // A GPU process loads each of its own kernels on its first launch too (CUDA
 // loads them lazily), and Kokkos sizes that kernel's launches then: on an

@@ -52,7 +52,7 @@ TEST(KernelStart, LeavesLaterKernelsExact) {
   for (int twice = 0; twice < 2; ++twice)
     for (DType t : {DType::Float64, DType::Float32}) {
       kernels::start_gemm_library(t);
-      kernels::start_sparse_library(t);
+      kernels::start_sparse_library(t, 3);
       kernels::start_loop_kernels(t);
       expect_exact("C[i,k] = sum_{j} A[i,j] * B[j,k]", {{"i", 5}, {"j", 70}, {"k", 3}}, t);
       expect_exact("S[i] = sum_{j} A[i,j]", {{"i", 3}, {"j", 1100}}, t);
