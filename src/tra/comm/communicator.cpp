@@ -19,6 +19,22 @@ int Communicator::ranks_on_node() const {
   return n;
 }
 
+int Communicator::ranks_on_node_naming(const std::string& name) const {
+  constexpr int kWidth = 64;  // names are cut to this many characters
+  MPI_Comm node = MPI_COMM_NULL;
+  TRA_MPI_CHECK(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
+  int n = 1;
+  TRA_MPI_CHECK(MPI_Comm_size(node, &n));
+  std::string mine = name.substr(0, kWidth);
+  mine.resize(kWidth, '\0');
+  std::string all(static_cast<size_t>(n) * kWidth, '\0');
+  TRA_MPI_CHECK(MPI_Allgather(mine.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, node));
+  TRA_MPI_CHECK(MPI_Comm_free(&node));
+  int same = 0;
+  for (int r = 0; r < n; ++r) same += all.compare(static_cast<size_t>(r) * kWidth, kWidth, mine) == 0 ? 1 : 0;
+  return same;
+}
+
 Communicator::~Communicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);

@@ -21,6 +21,9 @@ class Communicator {
   void barrier() const;
   // Ranks of this communicator on this rank's node (sharing its memory).
   int ranks_on_node() const;
+  // How many ranks of this node (this one included) give the same `name`
+  // as this rank: a GPU's bus id, say. Collective.
+  int ranks_on_node_naming(const std::string& name) const;
   double max(double v) const;
   // `root`'s string on every rank.
   std::string broadcast(std::string s, int root = 0) const;

@@ -2,8 +2,10 @@
 
 #include <cstdio>
 #include <set>
+#include <tuple>
 #include <variant>
 
+#include "tra/common/error.hpp"
 #include "tra/common/kokkos_types.hpp"
 #include "tra/common/timer.hpp"
 #include "tra/io/generators.hpp"
@@ -37,24 +39,49 @@ void timed(double& into, const F& f) {
   into += clock.seconds();
 }
 
+// A zero chunk in memory of its own, not the chunk pool's: freed when it
+// goes, not kept idle for chunks of its size.
+Chunk own_zeros(const Shape& shape, DType dtype) {
+  const auto n = static_cast<size_t>(volume(shape));
+  if (dtype == DType::Float32) return Chunk(shape, ElementData<float>("tra::start", n));
+  return Chunk(shape, ElementData<double>("tra::start", n));
+}
+
 // One call of a GEMM kernel on zero chunks of its shapes, overwriting its
-// result (beta 0), as the first call of every group does.
+// result (beta 0), as the first call of every group does. The inputs are
+// the start's own; the result (and any operand permuted on the way) come
+// from the chunk pool, of the sizes the operator will take from it again.
 void start_gemm_shape(const kernels::EinSumKernel& k, DType dtype) {
-  const Chunk x(k.x_shape(), dtype), y(k.y_shape(), dtype);
+  const Chunk x = own_zeros(k.x_shape(), dtype), y = own_zeros(k.y_shape(), dtype);
   static_cast<void>(k.apply(x, &y));
 }
 
 // The first MPI-IO file opening of a process took 5.5-5.9 ms on the VM
 // where the next took 0.2-0.6 ms: reading no chunks of a source opens and
 // closes it, collectively, as a Scan will. Also one element of a generator.
+// A file that no longer opens (changed since it was checked) is left to the
+// Scan, which says so with the tensor's deck location, inside the ranks'
+// agreement; every rank fails alike here, or read_chunks stops them all.
 void start_source(const IaNode& n, const comm::Communicator& c, bool& mpi_io_started) {
   const auto& source = n.scan().source->source;
   if (const auto* g = std::get_if<model::Generator>(&source)) static_cast<void>(io::generate_chunk(*g, {1}, {1}, {0}, n.type.dtype));
   if (const auto* h = std::get_if<model::Hdf5Source>(&source); h && !mpi_io_started) {
-    static_cast<void>(io::hdf5::read_chunks(c, *h, n.type.chunk_shape, {}, {}, n.type.dtype));
     mpi_io_started = true;
+    try {
+      static_cast<void>(io::hdf5::read_chunks(c, *h, n.type.chunk_shape, {}, {}, n.type.dtype));
+    } catch (const UserError&) {
+    }
   }
 }
+
+// A GEMM's shapes and element type: kernels of identical layers, one per
+// statement, start once (a rare pair of equal shapes read in other
+// transpositions leaves the second's kernel to load in its operator).
+struct GemmShape {
+  DType dtype;
+  Shape x, y, z;
+  bool operator<(const GemmShape& o) const { return std::tie(dtype, x, y, z) < std::tie(o.dtype, o.x, o.y, o.z); }
+};
 
 }  // namespace
 
@@ -68,7 +95,7 @@ std::string StartTimes::text() const {
 StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator& c) {
   StartTimes t;
   std::set<DType> dtypes;
-  std::set<const kernels::EinSumKernel*> started;
+  std::set<GemmShape> started;
   bool mpi_io_started = false;
   for (const IaNode& n : plan.nodes) {
     dtypes.insert(n.type.dtype);
@@ -78,7 +105,7 @@ StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator&
     if (k.sparse()) timed(t.sparse, [&] { kernels::start_sparse_library(n.type.dtype, k.sparse_columns()); });
     if (!k.uses_gemm()) continue;
     timed(t.gemm_library, [&] { kernels::start_gemm_library(n.type.dtype); });
-    if (!kHostChunks && k.flops() <= kStartFlopsMax && started.insert(&k).second) {
+    if (!kHostChunks && k.flops() <= kStartFlopsMax && started.insert({n.type.dtype, k.x_shape(), k.y_shape(), k.z_shape()}).second) {
       timed(t.gemm_shapes, [&] { start_gemm_shape(k, n.type.dtype); });
       ++t.shapes;
     }

@@ -114,6 +114,9 @@ std::vector<Tuple> read_chunks(const comm::Communicator& c, const Hdf5Source& sr
   c.max(outcome);
   if (outcome[0] != -outcome[1]) abort_collective("H5Fopen/H5Dopen2 (the file opened on some ranks only)", __FILE__, __LINE__);
   if (!failure.empty()) throw UserError(failure);
+  // A rank with nothing to read only takes part in the collective open and
+  // close (the close when `f` goes out of scope); no buffer is made for it.
+  if (keys.empty()) return {};
   const int rank = static_cast<int>(chunk_shape.size());
   std::vector<hsize_t> count(chunk_shape.begin(), chunk_shape.end());
   Dataspace mem_space(TRA_H5_COLLECTIVE(H5Screate_simple(rank, count.data(), nullptr)));
