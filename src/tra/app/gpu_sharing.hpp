@@ -7,7 +7,7 @@ namespace tra::app {
 // Without NVIDIA's MPS, the processes of ranks that share a GPU each have
 // their own context, and the GPU runs one context at a time: on an H200,
 // two ranks of perf/gpu/run's SGD steps took 1-3 ms per operator, 7-10x the
-// time of one rank; under MPS 1.7-2.5x. Rank 0 warns, once, when two ranks
+// time of one rank; under MPS 1.7-4x. Rank 0 warns, once, when two ranks
 // of a node use one GPU (the same PCI bus id, however each numbers it) and
 // no MPS control daemon's pipe is in $CUDA_MPS_PIPE_DIRECTORY (default
 // /tmp/nvidia-mps; a daemon that died leaving it is not told apart).
