@@ -10,14 +10,7 @@ Communicator::Communicator(MPI_Comm parent) {
   TRA_MPI_CHECK(MPI_Comm_size(comm_, &size_));
 }
 
-int Communicator::ranks_on_node() const {
-  MPI_Comm node = MPI_COMM_NULL;
-  TRA_MPI_CHECK(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
-  int n = 1;
-  TRA_MPI_CHECK(MPI_Comm_size(node, &n));
-  TRA_MPI_CHECK(MPI_Comm_free(&node));
-  return n;
-}
+int Communicator::ranks_on_node() const { return ranks_on_node_naming(""); }  // every rank gives the same name
 
 int Communicator::ranks_on_node_naming(const std::string& name) const {
   constexpr int kWidth = 64;  // names are cut to this many characters

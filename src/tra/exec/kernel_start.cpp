@@ -58,13 +58,15 @@ void start_gemm_shape(const kernels::EinSumKernel& k, DType dtype) {
 
 // The first MPI-IO file opening of a process took 5.5-5.9 ms on the VM
 // where the next took 0.2-0.6 ms: reading no chunks of a source opens and
-// closes it, collectively, as a Scan will. Also one element of a generator.
+// closes it, collectively, as a Scan will. Also one element of a generator
+// (one kernel whatever the generator; once per element type).
 // A file that no longer opens (changed since it was checked) is left to the
 // Scan, which says so with the tensor's deck location, inside the ranks'
 // agreement; every rank fails alike here, or read_chunks stops them all.
-void start_source(const IaNode& n, const comm::Communicator& c, bool& mpi_io_started) {
+void start_source(const IaNode& n, const comm::Communicator& c, std::set<DType>& generated, bool& mpi_io_started) {
   const auto& source = n.scan().source->source;
-  if (const auto* g = std::get_if<model::Generator>(&source)) static_cast<void>(io::generate_chunk(*g, {1}, {1}, {0}, n.type.dtype));
+  if (const auto* g = std::get_if<model::Generator>(&source); g && generated.insert(n.type.dtype).second)
+    static_cast<void>(io::generate_chunk(*g, {1}, {1}, {0}, n.type.dtype));
   if (const auto* h = std::get_if<model::Hdf5Source>(&source); h && !mpi_io_started) {
     mpi_io_started = true;
     try {
@@ -94,12 +96,12 @@ std::string StartTimes::text() const {
 
 StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator& c) {
   StartTimes t;
-  std::set<DType> dtypes;
+  std::set<DType> dtypes, generated;
   std::set<GemmShape> started;
   bool mpi_io_started = false;
   for (const IaNode& n : plan.nodes) {
     dtypes.insert(n.type.dtype);
-    if (n.kind() == IaNode::Kind::Scan) timed(t.files, [&] { start_source(n, c, mpi_io_started); });
+    if (n.kind() == IaNode::Kind::Scan) timed(t.files, [&] { start_source(n, c, generated, mpi_io_started); });
     if (n.kind() != IaNode::Kind::LocalJoin) continue;
     const kernels::EinSumKernel& k = *n.join().kernel.call.kernel;
     if (k.sparse()) timed(t.sparse, [&] { kernels::start_sparse_library(n.type.dtype, k.sparse_columns()); });

@@ -3,7 +3,8 @@
 #include <KokkosBlas3_gemm.hpp>
 
 #include <set>
-#include <utility>
+#include <string>
+#include <tuple>
 
 #include "tra/common/kokkos_types.hpp"
 #include "tra/core/sparse_block.hpp"
@@ -18,15 +19,11 @@ namespace tra::kernels {
 
 namespace {
 
-// Whether the start named by Tag is still to run for `dtype` in this
-// process: true the first time it is asked, false after.
-template <class Tag>
-bool first_time(DType dtype) {
-  static bool started[2] = {false, false};
-  bool& done = started[dtype == DType::Float32 ? 1 : 0];
-  const bool first = !done;
-  done = true;
-  return first;
+// Whether the start `what` is still to run for `dtype` (and `width`, where
+// it depends on one) in this process: true the first time it is asked.
+bool first_time(const char* what, DType dtype, Index width = 0) {
+  static std::set<std::tuple<std::string, DType, Index>> started;
+  return started.insert({what, dtype, width}).second;
 }
 
 // One small GEMM of element type T in every transposition.
@@ -67,21 +64,17 @@ void start_chunk_kernels(DType dtype) {
   static_cast<void>(nonfinite_count(clone(square)) + diagonal(square).size());
 }
 
-struct Gemm {};
-struct Loops {};
-
 }  // namespace
 
 void start_gemm_library(DType dtype) {
-  if (!first_time<Gemm>(dtype)) return;
+  if (!first_time("gemm", dtype)) return;
   if (dtype == DType::Float32) start_gemms<float>();
   else start_gemms<double>();
   Kokkos::fence();
 }
 
 void start_sparse_library(DType dtype, Index columns) {
-  static std::set<std::pair<DType, Index>> started;
-  if (!sparse_product_built() || !started.insert({dtype, columns}).second) return;
+  if (!sparse_product_built() || !first_time("sparse", dtype, columns)) return;
   const SparseBlock a = SparseBlock::from_entries(2, 2, {{0, 0, 1.0}, {1, 1, 1.0}}, dtype);
   const Chunk x(Shape{2, columns}, dtype);
   for (const bool transposed : {false, true}) static_cast<void>(sparse_product(a, transposed, x));
@@ -89,7 +82,7 @@ void start_sparse_library(DType dtype, Index columns) {
 }
 
 void start_loop_kernels(DType dtype) {
-  if (!first_time<Loops>(dtype)) return;
+  if (!first_time("loops", dtype)) return;
   if (dtype == DType::Float32) start_element_loops<float>();
   else start_element_loops<double>();
   start_chunk_kernels(dtype);
