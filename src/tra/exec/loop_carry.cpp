@@ -1,5 +1,7 @@
 #include "tra/exec/loop_carry.hpp"
 
+#include <algorithm>
+
 #include "tra/comm/exchange.hpp"
 
 namespace tra::exec {
@@ -40,6 +42,14 @@ std::optional<std::vector<Tuple>> carry(const comm::Communicator& c, const std::
     return all;
   }
   const std::map<Key, int> want = physical::sites_of(scan.dist);
+  // Every chunk already where it is read (plain data, the same on every
+  // rank): nothing moves, and no rank waits for the others, as a Shuffle's
+  // exchange of counts would make them.
+  if (!next.dist.everywhere && std::all_of(next.dist.at.begin(), next.dist.at.end(), [&](const auto& ks) {
+        const auto w = want.find(ks.first);
+        return w != want.end() && w->second == ks.second;
+      }))
+    return mine;
   if (next.dist.everywhere) {
     std::vector<Tuple> out;
     for (const Tuple& t : mine)
