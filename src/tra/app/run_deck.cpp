@@ -21,6 +21,7 @@
 #include "tra/app/result_dataset.hpp"
 #include "tra/app/train_loop.hpp"
 #include "tra/comm/agreement.hpp"
+#include "tra/comm/chunk_transport.hpp"
 #include "tra/common/build_info.hpp"
 #include "tra/common/digest.hpp"
 #include "tra/common/kokkos_types.hpp"
@@ -350,6 +351,9 @@ void plan_stage(Run& r) {
   const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s) x " + std::to_string(threads) + " thread(s) (" + kokkos_build() + ")");
   warn_if_ranks_share_a_gpu(c);
+  // Decided before any work, so that a bad TRA_GPU_AWARE_MPI is refused first.
+  if (const comm::ChunkTransport t = comm::chunk_transport(); t != comm::ChunkTransport::Host)
+    Log::progress(std::string("chunks reach MPI in ") + comm::transport_name(t));
   r.planning.restart();
   r.limit = memory_limit(r.wf, c);
   r.optimizer.memory_per_rank = r.limit.bytes;

@@ -5,19 +5,20 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tra/comm/chunk_transport.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/scalar_types.hpp"
 
 namespace tra::comm {
 namespace {
 
-// MPI reads and writes chunk memory directly where kHostChunks
-// (common/kokkos_types.hpp); a CUDA build stages through host buffers (no
-// CUDA-aware MPI is assumed).
+// MPI reads and writes chunk memory where it lives, in host memory or, with
+// a GPU-aware MPI, in device memory; else it is staged through host
+// buffers (comm/chunk_transport.hpp).
 
-// Device builds stage through pinned host memory (copies at the bus' speed,
-// not through a pageable bounce buffer), kept between exchanges and grown
-// by doubling: a pinned allocation costs more than the copy it serves.
+// Staging goes through pinned host memory (copies at the bus' speed, not
+// through a pageable bounce buffer), kept between exchanges and grown by
+// doubling: a pinned allocation costs more than the copy it serves.
 #if defined(KOKKOS_ENABLE_CUDA)
 using StagingSpace = Kokkos::CudaHostPinnedSpace;
 #else
@@ -109,29 +110,27 @@ void chunk_type(TypeHandle& t, Index floats) {
   t.commit();
 }
 
+// Whether chunks pass through host buffers on their way to and from MPI.
+bool staged() { return chunk_transport() == ChunkTransport::Staged; }
+
 // The receive side: one allocation for all incoming chunks, written by MPI
-// directly when chunks live in host memory (else staged and copied once);
-// each received chunk is a subview of it, so no copy follows.
+// directly where it reads chunk memory (else staged and copied once); each
+// received chunk is a subview of it, so no copy follows.
 template <class T>
 struct RecvSide {
   ElementData<T> data;
-  T* staged = nullptr;  // device builds: the pinned buffer MPI writes
+  T* staged_at = nullptr;  // staged: the pinned buffer MPI writes
 
   explicit RecvSide(size_t floats) : data(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::recv"), floats) {
-    if constexpr (!kHostChunks) staged = staging(recv_staging<T>(), floats);
+    if (staged()) staged_at = staging(recv_staging<T>(), floats);
   }
-  T* host_buffer() {
-    if constexpr (kHostChunks) return data.data();
-    return staged;
-  }
-  // Floats [from, to) of the host buffer to the chunks' memory (device
-  // builds; a host build received them in place).
+  T* mpi_buffer() { return staged_at ? staged_at : data.data(); }
+  // Floats [from, to) of the staging buffer to the chunks' memory (where
+  // MPI wrote them in place, nothing is left to do).
   void arrived(size_t from, size_t to) {
-    if constexpr (!kHostChunks) {
-      if (to <= from) return;
-      Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(staged + from, to - from);
-      Kokkos::deep_copy(Kokkos::subview(data, std::make_pair(from, to)), src);
-    }
+    if (!staged_at || to <= from) return;
+    Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(staged_at + from, to - from);
+    Kokkos::deep_copy(Kokkos::subview(data, std::make_pair(from, to)), src);
   }
   Chunk chunk(size_t i, const Shape& shape, Index per) const {
     const size_t a = i * static_cast<size_t>(per);
@@ -203,18 +202,18 @@ std::vector<Tuple> broadcast_as(const Communicator& c, const std::vector<Tuple>&
     // the send datatype's size, which then differs between ranks holding
     // different numbers of tuples, and the ranks deadlock in different
     // algorithms.)
-    // (On a device the own chunks are packed there and copied to the host
-    // in one transfer; they are not copied back.)
+    // (Staged, the own chunks are packed on the device and copied to the
+    // host in one transfer; they are not copied back.)
     const size_t own_from = static_cast<size_t>(displs[c.rank()]) * static_cast<size_t>(per);
     const size_t own_to = own_from + mine.size() * static_cast<size_t>(per);
     pack(ptrs, per, recv.data.data() + own_from);
-    if constexpr (!kHostChunks) {
-      Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> own(recv.host_buffer() + own_from, own_to - own_from);
+    if (recv.staged_at) {
+      Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> own(recv.staged_at + own_from, own_to - own_from);
       Kokkos::deep_copy(own, Kokkos::subview(recv.data, std::make_pair(own_from, own_to)));
     }
     TypeHandle ct;
     chunk_type<T>(ct, per);
-    TRA_MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv.host_buffer(), counts.data(), displs.data(), ct.get(), c.get()));
+    TRA_MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv.mpi_buffer(), counts.data(), displs.data(), ct.get(), c.get()));
     recv.arrived(0, own_from);
     recv.arrived(own_to, total * static_cast<size_t>(per));
   }
@@ -310,19 +309,19 @@ std::vector<Tuple> shuffle_as(const Communicator& c, std::vector<Tuple> mine, in
   const std::vector<Index> keys = exchange_keys(c, o, key_arity);
   RecvSide<T> recv(o.received * static_cast<size_t>(per));
   if (per > 0) {
-    // The send side is packed (Alltoallv takes one datatype for all peers):
-    // in place on a host, on a device and then in one transfer to the host.
+    // The send side is packed (Alltoallv takes one datatype for all peers)
+    // where the chunks are, and when staged, copied to the host in one transfer.
     const size_t floats = o.ordered.size() * static_cast<size_t>(per);
     ElementData<T> packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tra::packed"), floats);
     pack(o.ordered, per, packed.data());
     T* send = packed.data();
-    if constexpr (!kHostChunks) {
+    if (staged()) {
       send = staging(send_staging<T>(), floats);
       Kokkos::deep_copy(Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(send, floats), packed);
     }
     TypeHandle ct;
     chunk_type<T>(ct, per);
-    TRA_MPI_CHECK(MPI_Alltoallv(send, o.send_counts.data(), o.sdispl.data(), ct.get(), recv.host_buffer(), o.recv_counts.data(), o.rdispl.data(),
+    TRA_MPI_CHECK(MPI_Alltoallv(send, o.send_counts.data(), o.sdispl.data(), ct.get(), recv.mpi_buffer(), o.recv_counts.data(), o.rdispl.data(),
                                 ct.get(), c.get()));
     recv.arrived(0, o.received * static_cast<size_t>(per));
   }
@@ -417,14 +416,14 @@ std::vector<Tuple> shuffle_rows_as(const Communicator& c, std::vector<Tuple> min
   }
   Kokkos::fence();
   T* send = packed.data();
-  if constexpr (!kHostChunks) {
+  if (staged()) {
     send = staging(send_staging<T>(), packed.extent(0));
     Kokkos::deep_copy(Kokkos::View<T*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(send, packed.extent(0)), packed);
   }
   RecvSide<T> recv(rows_in * static_cast<size_t>(width));
   TypeHandle row_type;
   chunk_type<T>(row_type, width);
-  TRA_MPI_CHECK(MPI_Alltoallv(send, row_counts.data(), row_displ.data(), row_type.get(), recv.host_buffer(), in_rows.data(), in_displ.data(),
+  TRA_MPI_CHECK(MPI_Alltoallv(send, row_counts.data(), row_displ.data(), row_type.get(), recv.mpi_buffer(), in_rows.data(), in_displ.data(),
                               row_type.get(), c.get()));
   recv.arrived(0, rows_in * static_cast<size_t>(width));
   moved.floats += static_cast<Index>(rows_out) * width;
