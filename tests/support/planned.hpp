@@ -17,6 +17,6 @@ struct PlannedFor {
   physical::IaPlan plan;
   std::map<std::string, int> node;
 };
-PlannedFor planned_for(const std::string& deck, int ranks, const std::vector<std::string>& wanted);
+PlannedFor planned_for(const std::string& deck, int ranks, const std::vector<std::string>& wanted, const physical::OptimizerOptions& options = {});
 
 }  // namespace tra::test

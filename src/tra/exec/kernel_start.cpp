@@ -1,10 +1,13 @@
 #include "tra/exec/kernel_start.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <tuple>
 #include <variant>
 
+#include "tra/comm/exchange.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/kokkos_types.hpp"
 #include "tra/common/timer.hpp"
@@ -76,6 +79,28 @@ void start_source(const IaNode& n, const comm::Communicator& c, std::set<DType>&
   }
 }
 
+// A process's first exchange of each kind pays MPI's setup of it (on the
+// VM at 2 ranks a first Bcast took 0.12-0.45 ms where the next of its size
+// took 0.04 ms, a first Shuffle 0.05-0.45 ms; on a GPU build it also grows
+// the pinned staging buffers). One of each kind and element type the plan
+// moves is run at bind: a chunk per rank of its largest chunk, at most this
+// many elements, so that it takes the protocol the plan's own will take
+// (small messages go eagerly, large ones by another path) without moving
+// much.
+constexpr Index kStartExchangeMax = 1 << 16;
+
+// One Bcast or Shuffle (each rank's chunk to the next rank) of `floats`
+// elements per rank, collective over `c`.
+void start_exchange(IaNode::Kind kind, DType dtype, Index floats, const comm::Communicator& c) {
+  const Shape shape{floats};
+  const std::vector<Tuple> mine{{Key{c.rank()}, own_zeros(shape, dtype)}};
+  comm::Moved moved;
+  if (kind == IaNode::Kind::Bcast) static_cast<void>(comm::broadcast(c, mine, 1, shape, dtype, moved));
+  else
+    static_cast<void>(comm::shuffle(
+        c, mine, 1, shape, dtype, [&](const Key& k) { return static_cast<int>((k[0] + 1) % c.size()); }, moved));
+}
+
 // A GEMM's shapes and element type: kernels of identical layers, one per
 // statement, start once (a rare pair of equal shapes read in other
 // transpositions leaves the second's kernel to load in its operator).
@@ -89,8 +114,9 @@ struct GemmShape {
 
 std::string StartTimes::text() const {
   char line[256];
-  std::snprintf(line, sizeof line, "%.4f s (BLAS %.4f s, %d GEMM shape(s) %.4f s, sparse %.4f s, loop kernels %.4f s, files and generators %.4f s)",
-                total(), gemm_library, shapes, gemm_shapes, sparse, loops, files);
+  std::snprintf(line, sizeof line,
+                "%.4f s (BLAS %.4f s, %d GEMM shape(s) %.4f s, sparse %.4f s, loop kernels %.4f s, files and generators %.4f s, exchanges %.4f s)",
+                total(), gemm_library, shapes, gemm_shapes, sparse, loops, files, exchanges);
   return line;
 }
 
@@ -99,8 +125,13 @@ StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator&
   std::set<DType> dtypes, generated;
   std::set<GemmShape> started;
   bool mpi_io_started = false;
+  std::map<std::pair<IaNode::Kind, DType>, Index> exchanged;  // the largest chunk of each
   for (const IaNode& n : plan.nodes) {
     dtypes.insert(n.type.dtype);
+    if (n.kind() == IaNode::Kind::Bcast || n.kind() == IaNode::Kind::Shuffle) {
+      Index& largest = exchanged[{n.kind(), n.type.dtype}];
+      largest = std::max(largest, std::min(volume(n.type.chunk_shape), kStartExchangeMax));
+    }
     if (n.kind() == IaNode::Kind::Scan) timed(t.files, [&] { start_source(n, c, generated, mpi_io_started); });
     if (n.kind() != IaNode::Kind::LocalJoin) continue;
     const kernels::EinSumKernel& k = *n.join().kernel.call.kernel;
@@ -115,6 +146,10 @@ StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator&
   timed(t.loops, [&] {
     for (DType d : dtypes) kernels::start_loop_kernels(d);
   });
+  if (c.size() > 1)  // the same plan on every rank: the same exchanges, in the same order
+    timed(t.exchanges, [&] {
+      for (const auto& [what, floats] : exchanged) start_exchange(what.first, what.second, floats, c);
+    });
   return t;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Starting, while a plan is bound, the code its operators will run: a
 // process's first launch of a kernel loads it (kernels/kernel_start.hpp),
-// its first file opened through MPI-IO loads MPI-IO's components, and
-// those costs belong to no operator. The executor calls this before it
+// its first file opened through MPI-IO loads MPI-IO's components, its
+// first exchange of each kind sets that MPI collective up, and those costs
+// belong to no operator. The executor calls this before it
 // runs anything, so that --explain=analyze times each operator's own work.
 #include <string>
 
@@ -17,12 +18,13 @@ struct StartTimes {
   double gemm_shapes = 0;  // on a device, the plan's small GEMMs once each
   int shapes = 0;
   double sparse = 0, loops = 0, files = 0;  // the sparse library, the loop kernels, MPI-IO and the generators
-  double total() const { return gemm_library + gemm_shapes + sparse + loops + files; }
+  double exchanges = 0;  // MPI's collectives, one small Bcast or Shuffle of each kind the plan moves
+  double total() const { return gemm_library + gemm_shapes + sparse + loops + files + exchanges; }
   std::string text() const;  // "0.0720 s (BLAS 0.0450 s, 3 GEMM shapes 0.0220 s, ...)"
 };
 
 // Starts what `plan` runs. Collective over `c` where the plan reads an
-// HDF5 file: every rank binds the same plan.
+// HDF5 file or moves chunks: every rank binds the same plan.
 StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator& c);
 
 }  // namespace tra::exec
