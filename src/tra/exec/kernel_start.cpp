@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "tra/comm/exchange.hpp"
+#include "tra/common/allocation.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/kokkos_types.hpp"
 #include "tra/common/timer.hpp"
@@ -15,6 +16,7 @@
 #include "tra/io/hdf5/reader.hpp"
 #include "tra/kernels/einsum_kernel.hpp"
 #include "tra/kernels/kernel_start.hpp"
+#include "tra/physical/memory_estimate.hpp"
 
 namespace tra::exec {
 
@@ -101,6 +103,11 @@ void start_exchange(IaNode::Kind kind, DType dtype, Index floats, const comm::Co
         c, mine, 1, shape, dtype, [&](const Key& k) { return static_cast<int>((k[0] + 1) % c.size()); }, moved));
 }
 
+// At most this much of the heap is paged in at bind (common/allocation.hpp),
+// about 0.25 s on the VM: beyond it, the operators whose results are that
+// large take long enough that their first touch is a small part of them.
+constexpr std::int64_t kPageInMax = std::int64_t{1} << 30;
+
 // A GEMM's shapes and element type: kernels of identical layers, one per
 // statement, start once (a rare pair of equal shapes read in other
 // transpositions leaves the second's kernel to load in its operator).
@@ -115,13 +122,18 @@ struct GemmShape {
 std::string StartTimes::text() const {
   char line[256];
   std::snprintf(line, sizeof line,
-                "%.4f s (BLAS %.4f s, %d GEMM shape(s) %.4f s, sparse %.4f s, loop kernels %.4f s, files and generators %.4f s, exchanges %.4f s)",
-                total(), gemm_library, shapes, gemm_shapes, sparse, loops, files, exchanges);
+                "%.4f s (BLAS %.4f s, %d GEMM shape(s) %.4f s, sparse %.4f s, loop kernels %.4f s, files and generators %.4f s, exchanges %.4f s, "
+                "memory %.4f s)",
+                total(), gemm_library, shapes, gemm_shapes, sparse, loops, files, exchanges, memory);
   return line;
 }
 
 StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator& c) {
   StartTimes t;
+  // Chunks in host memory: the plan's estimated peak paged in, once (a
+  // device's chunk memory comes from the chunk pool instead).
+  if constexpr (kHostChunks)
+    timed(t.memory, [&] { page_in_heap(static_cast<size_t>(std::min(physical::estimate_memory(plan).peak_bytes, kPageInMax))); });
   std::set<DType> dtypes, generated;
   std::set<GemmShape> started;
   bool mpi_io_started = false;

@@ -19,7 +19,8 @@ struct StartTimes {
   int shapes = 0;
   double sparse = 0, loops = 0, files = 0;  // the sparse library, the loop kernels, MPI-IO and the generators
   double exchanges = 0;  // MPI's collectives, one small Bcast or Shuffle of each kind the plan moves
-  double total() const { return gemm_library + gemm_shapes + sparse + loops + files + exchanges; }
+  double memory = 0;  // on a host, the heap paged in to the plan's estimated peak (common/allocation.hpp)
+  double total() const { return gemm_library + gemm_shapes + sparse + loops + files + exchanges + memory; }
   std::string text() const;  // "0.0720 s (BLAS 0.0450 s, 3 GEMM shapes 0.0220 s, ...)"
 };
 

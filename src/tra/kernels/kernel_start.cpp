@@ -36,31 +36,55 @@ void start_gemms() {
     for (const char* tb : {"N", "T"}) KokkosBlas::gemm(ta, tb, T(1), a, a, T(0), c);
 }
 
-// The element loops of kernels/elementwise.hpp, each form once: aligned,
-// broadcasting, and a reduction long enough to use every level of its
-// device form (a level per kFoldWidth values).
-template <class T>
-void start_element_loops() {
-  einsum::ScalarProgram first;  // z = x
-  first.size = 1;
-  first.ops[0] = einsum::Op::In0;
-  const Index n = kFoldWidth + 1;
-  const ElementData<T> x("tra::start x", static_cast<size_t>(n)), z("tra::start z", static_cast<size_t>(n)), none;
-  eval_elements<T>("tra::start", first, x, x, z);
-  Walk along, one, inner;  // `one`, of rank 0, walks a single output
-  along.rank = inner.rank = 1;
-  along.extent[0] = inner.extent[0] = n;
-  along.stride_a[0] = along.stride_b[0] = along.stride_c[0] = inner.stride_a[0] = 1;
-  eval_walk<T>("tra::start", first, along, x, none, z);
-  eval_reduce<T>("tra::start", first, einsum::AggOp::Sum, one, inner, x, none, z);
+// A program with every operation of the scalar language, each once: the
+// first element loop of a process that calls exp (or log, tanh, pow...)
+// took 0.1-0.15 ms on the VM where the next took 0.01 ms, the math
+// library's functions being looked up and paged in on their first call.
+einsum::ScalarProgram every_operation() {
+  using einsum::Op;
+  einsum::ScalarProgram p;
+  auto put = [&p](Op op) { p.ops[p.size++] = op; };
+  put(Op::In0);
+  for (Op unary : {Op::Neg, Op::Exp, Op::Log, Op::Sqrt, Op::Relu, Op::Abs, Op::Sq, Op::Tanh, Op::Sigmoid, Op::Step, Op::Sign, Op::Softplus})
+    put(unary);
+  for (Op binary : {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min, Op::Eq, Op::Pow}) {
+    put(binary == Op::Pow ? Op::Const : Op::In1);  // (p.imm: 0)
+    put(binary);
+  }
+  return p;
 }
 
-// The chunk kernels of kernels/blocks.hpp, combine.hpp and finite.hpp.
+// The element loops of kernels/elementwise.hpp, each form once on a program
+// of every operation: aligned, broadcasting, and reductions by each
+// aggregation, one long enough to use every level of the device's form (a
+// level per kFoldWidth values), one of outputs along a row of an input read
+// by columns (a bias gradient's form on a host).
+template <class T>
+void start_element_loops() {
+  const einsum::ScalarProgram every = every_operation();
+  const Index n = kFoldWidth + 1;
+  const ElementData<T> x("tra::start x", static_cast<size_t>(n * n)), z("tra::start z", static_cast<size_t>(n * n)), none;
+  eval_elements<T>("tra::start", every, x, x, z);
+  Walk along, one, inner, row, column;  // `one`, of rank 0, walks a single output
+  along.rank = inner.rank = row.rank = column.rank = 1;
+  along.extent[0] = inner.extent[0] = row.extent[0] = column.extent[0] = n;
+  along.stride_a[0] = along.stride_b[0] = along.stride_c[0] = inner.stride_a[0] = inner.stride_b[0] = 1;
+  row.stride_a[0] = row.stride_b[0] = row.stride_c[0] = 1;
+  column.stride_a[0] = column.stride_b[0] = n;
+  eval_walk<T>("tra::start", every, along, x, x, z);
+  for (einsum::AggOp agg : {einsum::AggOp::Sum, einsum::AggOp::Max, einsum::AggOp::Min}) {
+    eval_reduce<T>("tra::start", every, agg, one, inner, x, x, z);
+    eval_reduce<T>("tra::start", every, agg, row, column, x, x, z);
+  }
+}
+
+// The chunk kernels of kernels/blocks.hpp, combine.hpp (by each
+// aggregation) and finite.hpp.
 void start_chunk_kernels(DType dtype) {
   Chunk square(Shape{2, 2}, dtype);
   insert_block(square, extract_block(square, {1, 1}, {1, 1}), {0, 0});
   const Chunk turned = permute(square, {1, 0});
-  combine_into(einsum::AggOp::Sum, square, turned);
+  for (einsum::AggOp agg : {einsum::AggOp::Sum, einsum::AggOp::Max, einsum::AggOp::Min}) combine_into(agg, square, turned);
   static_cast<void>(nonfinite_count(clone(square)) + diagonal(square).size());
 }
 
