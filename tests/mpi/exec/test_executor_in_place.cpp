@@ -7,9 +7,9 @@
 #include <cfloat>
 #include <set>
 
+#include "support/gathered.hpp"
 #include "support/planned.hpp"
 #include "support/reference_evaluator.hpp"
-#include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/io/deck/deck_reader.hpp"
 
@@ -49,14 +49,7 @@ std::pair<std::map<std::string, testing::Dense>, bool> run(const std::vector<std
   bool over_inputs = true;
   for (const Tuple& t : ex.result(w)) over_inputs = over_inputs && input_buffers.count(t.chunk.data.data());
   std::map<std::string, testing::Dense> out;
-  for (const auto& [name, n] : node_of) {
-    const IaNode& node = ia.node(n);
-    std::vector<Tuple> mine;
-    if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(n);
-    comm::Moved ignored;
-    out[name] = testing::assemble(comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, node.type.dtype, ignored),
-                                  node.type.frontier, node.type.chunk_shape);
-  }
+  for (const auto& [name, n] : node_of) out[name] = testing::gathered(c, ex.result(n), ia.node(n));
   return {out, over_inputs};
 }
 

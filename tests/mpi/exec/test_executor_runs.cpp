@@ -10,9 +10,9 @@
 #include <cfloat>
 #include <set>
 
+#include "support/gathered.hpp"
 #include "support/planned.hpp"
 #include "support/reference_evaluator.hpp"
-#include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/exec/loop_carry.hpp"
 #include "tra/io/deck/deck_reader.hpp"
@@ -72,12 +72,7 @@ TEST(ExecutorRuns, OneExecutorRunsALoopAndKeepsTheCarriedTensorInItsBuffers) {
   const testing::Dense& v = ref.at("V");
   for (int run = 0; run < kRuns; ++run)
     for (size_t i = 0; i < w.v.size(); ++i) w.v[i] = w.v[i] * 0.5 + v.v[i];
-  const IaNode& node = ia.node(u);
-  std::vector<Tuple> mine;
-  if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(u);
-  comm::Moved ignored;
-  const testing::Dense got = testing::assemble(comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, node.type.dtype, ignored),
-                                               node.type.frontier, node.type.chunk_shape);
+  const testing::Dense got = testing::gathered(c, ex.result(u), ia.node(u));
   // One rounding per run (the halving is exact), on values below 3.
   EXPECT_LE(testing::max_abs_diff(got, w), kRuns * 4 * DBL_EPSILON);
 }

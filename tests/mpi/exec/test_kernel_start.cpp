@@ -6,9 +6,9 @@
 
 #include <cfloat>
 
+#include "support/gathered.hpp"
 #include "support/planned.hpp"
 #include "support/reference_evaluator.hpp"
-#include "tra/comm/exchange.hpp"
 #include "tra/exec/executor.hpp"
 #include "tra/io/deck/deck_reader.hpp"
 
@@ -48,12 +48,7 @@ TEST(KernelStart, StartsTheExchangesAndLeavesTheRunExact) {
 
   const model::Workflow wf = io::parse_deck(kDeck, "case.yaml", "");
   const testing::Dense want = testing::evaluate_workflow(wf).at("S");
-  const IaNode& node = plan.node(out);
-  std::vector<Tuple> mine;
-  if (!node.dist.everywhere || c.rank() == 0) mine = ex.result(out);
-  comm::Moved ignored;
-  const testing::Dense got = testing::assemble(comm::broadcast(c, mine, node.type.key_arity(), node.type.chunk_shape, node.type.dtype, ignored),
-                                               node.type.frontier, node.type.chunk_shape);
+  const testing::Dense got = testing::gathered(c, ex.result(out), plan.node(out));
   // Sums of 64 sums of 8 products of values below 1.
   EXPECT_LE(testing::max_abs_diff(got, want), 64 * 8 * 8 * DBL_EPSILON);
 }
