@@ -14,6 +14,7 @@
 
 #include "tra/app/guarded_main.hpp"
 #include "tra/app/measure_rates.hpp"
+#include "tra/comm/chunk_transport.hpp"
 #include "tra/common/build_info.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
@@ -94,6 +95,7 @@ int main(int argc, char** argv) {
 
   const int status = tra::app::run_guarded("tra-calibrate", argc, argv, rank, [&] {
     tra::comm::Communicator comm(MPI_COMM_WORLD);
+    tra::comm::agreed_chunk_transport(comm);  // a bad TRA_GPU_AWARE_MPI is refused before anything is measured
     // Before a few seconds of measuring, not after.
     on_rank0(comm, [&] { tra::io::hdf5::check_writable(output); });
     tra::Stopwatch sw;

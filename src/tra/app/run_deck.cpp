@@ -352,7 +352,7 @@ void plan_stage(Run& r) {
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s) x " + std::to_string(threads) + " thread(s) (" + kokkos_build() + ")");
   warn_if_ranks_share_a_gpu(c);
   // Decided before any work, so that a bad TRA_GPU_AWARE_MPI is refused first.
-  if (const comm::ChunkTransport t = comm::chunk_transport(); t != comm::ChunkTransport::Host)
+  if (const comm::ChunkTransport t = comm::agreed_chunk_transport(c); t != comm::ChunkTransport::Host)
     Log::progress(std::string("chunks reach MPI in ") + comm::transport_name(t));
   r.planning.restart();
   r.limit = memory_limit(r.wf, c);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "tra/comm/agreement.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/kokkos_types.hpp"
 
@@ -54,6 +55,11 @@ ChunkTransport decide_transport(bool host_chunks, const char* override_value, bo
   }
   if (host_chunks) return ChunkTransport::Host;
   return mpi_reads_device_memory ? ChunkTransport::Device : ChunkTransport::Staged;
+}
+
+ChunkTransport agreed_chunk_transport(const Communicator& c) {
+  agree(c, [] { static_cast<void>(chunk_transport()); });
+  return chunk_transport();
 }
 
 ChunkTransport chunk_transport() {

@@ -10,6 +10,8 @@
 // MPIX_GPU_query_support). TRA_GPU_AWARE_MPI=1 or 0 overrides its answer,
 // for an MPI that reads device memory only when asked at run time (Cray
 // MPICH with MPICH_GPU_SUPPORT_ENABLED=1) or to compare the two paths.
+#include "tra/comm/communicator.hpp"
+
 namespace tra::comm {
 
 enum class ChunkTransport {
@@ -27,5 +29,11 @@ ChunkTransport decide_transport(bool host_chunks, const char* override_value, bo
 
 // This process's transport, decided on first use (after MPI_Init) and kept.
 ChunkTransport chunk_transport();
+
+// The same, decided by every rank of `c` and agreed: a bad TRA_GPU_AWARE_MPI
+// on any rank (a variable mpirun did not pass to every node) stops every
+// rank with the lowest such rank's error, where a rank that stopped alone
+// would leave the others waiting. Collective; the drivers call it first.
+ChunkTransport agreed_chunk_transport(const Communicator& c);
 
 }  // namespace tra::comm

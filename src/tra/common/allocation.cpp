@@ -21,6 +21,8 @@ void keep_freed_memory() {
 #endif
 }
 
+bool freed_memory_is_kept() { return freed_memory_kept; }
+
 void page_in_heap(std::size_t bytes) {
 #if defined(__GLIBC__)
   if (!freed_memory_kept || bytes == 0) return;  // freed, the block would go back to the system

@@ -12,6 +12,8 @@ namespace tra {
 
 // Call once, first thing in main(). A no-op outside glibc.
 void keep_freed_memory();
+// Whether keep_freed_memory took effect in this process.
+bool freed_memory_is_kept();
 
 // Grows the heap by `bytes` paged in (written once, then freed and kept, as
 // keep_freed_memory keeps it): the blocks allocated from it later find

@@ -65,7 +65,9 @@ class Executor {
   // freed as soon as their last consumer has run. `barrier_each`: the ranks
   // meet after every operator, so that each operator's time is its own and
   // not the wait for a slower rank's earlier work (EXPLAIN ANALYZE); without
-  // it they meet only in the Bcasts and Shuffles.
+  // it they meet only in the Bcasts and Shuffles. Collective over `c` where
+  // the plan reads an HDF5 file or moves chunks between ranks: binding it
+  // starts what it will run (exec/kernel_start.hpp).
   Executor(const physical::IaPlan& plan, const comm::Communicator& c, std::set<int> keep, bool barrier_each = false);
 
   // The Scans of `tensor` cut their chunks from `values` instead of reading

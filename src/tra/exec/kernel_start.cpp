@@ -1,11 +1,13 @@
 #include "tra/exec/kernel_start.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
 #include <variant>
+#include <vector>
 
 #include "tra/comm/exchange.hpp"
 #include "tra/common/allocation.hpp"
@@ -130,17 +132,23 @@ std::string StartTimes::text() const {
 
 StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator& c) {
   StartTimes t;
-  // Chunks in host memory: the plan's estimated peak paged in, once (a
+  // Chunks in host memory: this rank's estimated peak paged in, once (a
   // device's chunk memory comes from the chunk pool instead).
-  if constexpr (kHostChunks)
-    timed(t.memory, [&] { page_in_heap(static_cast<size_t>(std::min(physical::estimate_memory(plan).peak_bytes, kPageInMax))); });
+  if (kHostChunks && freed_memory_is_kept())
+    timed(t.memory, [&] {
+      const std::vector<std::int64_t> peaks = physical::estimate_memory(plan).site_peak_bytes;
+      const std::int64_t mine = static_cast<size_t>(c.rank()) < peaks.size() ? peaks[static_cast<size_t>(c.rank())] : 0;
+      page_in_heap(static_cast<size_t>(std::min(mine, kPageInMax)));
+    });
   std::set<DType> dtypes, generated;
   std::set<GemmShape> started;
   bool mpi_io_started = false;
   std::map<std::pair<IaNode::Kind, DType>, Index> exchanged;  // the largest chunk of each
   for (const IaNode& n : plan.nodes) {
     dtypes.insert(n.type.dtype);
-    if (n.kind() == IaNode::Kind::Bcast || n.kind() == IaNode::Kind::Shuffle) {
+    // (A Shuffle of a relation held everywhere calls no MPI: each site keeps its own.)
+    const bool moves = n.kind() == IaNode::Kind::Bcast || (n.kind() == IaNode::Kind::Shuffle && !plan.node(n.inputs[0]).dist.everywhere);
+    if (moves) {
       Index& largest = exchanged[{n.kind(), n.type.dtype}];
       largest = std::max(largest, std::min(volume(n.type.chunk_shape), kStartExchangeMax));
     }

@@ -55,10 +55,11 @@ einsum::ScalarProgram every_operation() {
 }
 
 // The element loops of kernels/elementwise.hpp, each form once on a program
-// of every operation: aligned, broadcasting, and reductions by each
-// aggregation, one long enough to use every level of the device's form (a
-// level per kFoldWidth values), one of outputs along a row of an input read
-// by columns (a bias gradient's form on a host).
+// of every operation: aligned, broadcasting, and two reductions (the
+// aggregation is an argument, not a form of its own): one long enough to
+// use every level of the device's form (a level per kFoldWidth values), one
+// of outputs along a row of an input read by columns (a bias gradient's
+// form on a host).
 template <class T>
 void start_element_loops() {
   const einsum::ScalarProgram every = every_operation();
@@ -72,19 +73,16 @@ void start_element_loops() {
   row.stride_a[0] = row.stride_b[0] = row.stride_c[0] = 1;
   column.stride_a[0] = column.stride_b[0] = n;
   eval_walk<T>("tra::start", every, along, x, x, z);
-  for (einsum::AggOp agg : {einsum::AggOp::Sum, einsum::AggOp::Max, einsum::AggOp::Min}) {
-    eval_reduce<T>("tra::start", every, agg, one, inner, x, x, z);
-    eval_reduce<T>("tra::start", every, agg, row, column, x, x, z);
-  }
+  eval_reduce<T>("tra::start", every, einsum::AggOp::Sum, one, inner, x, x, z);
+  eval_reduce<T>("tra::start", every, einsum::AggOp::Sum, row, column, x, x, z);
 }
 
-// The chunk kernels of kernels/blocks.hpp, combine.hpp (by each
-// aggregation) and finite.hpp.
+// The chunk kernels of kernels/blocks.hpp, combine.hpp and finite.hpp.
 void start_chunk_kernels(DType dtype) {
   Chunk square(Shape{2, 2}, dtype);
   insert_block(square, extract_block(square, {1, 1}, {1, 1}), {0, 0});
   const Chunk turned = permute(square, {1, 0});
-  for (einsum::AggOp agg : {einsum::AggOp::Sum, einsum::AggOp::Max, einsum::AggOp::Min}) combine_into(agg, square, turned);
+  combine_into(einsum::AggOp::Sum, square, turned);
   static_cast<void>(nonfinite_count(clone(square)) + diagonal(square).size());
 }
 

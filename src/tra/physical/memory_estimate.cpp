@@ -55,6 +55,7 @@ MemoryEstimate estimate_memory(const IaPlan& plan) {
   // the aggregation then takes over (exec/join_aggregate.hpp).
   const std::vector<int> streamed = streamed_into(plan);
   MemoryEstimate e;
+  e.site_peak_bytes.assign(static_cast<size_t>(nsites), 0);
   std::vector<std::int64_t> live(static_cast<size_t>(nsites), 0);
   std::vector<std::vector<std::int64_t>> bytes(n);
   for (size_t i : order) {
@@ -79,7 +80,12 @@ MemoryEstimate estimate_memory(const IaPlan& plan) {
         if (moved_over) (*input)[k] -= moved_over;
         live[k] += bytes[i][k] - moved_over;
         const std::int64_t running = live[k] + (scratch.empty() ? 0 : scratch[k]);
-        if (running > e.peak_bytes) e = {running, s, static_cast<int>(i)};
+        e.site_peak_bytes[k] = std::max(e.site_peak_bytes[k], running);
+        if (running > e.peak_bytes) {
+          e.peak_bytes = running;
+          e.peak_site = s;
+          e.peak_node = static_cast<int>(i);
+        }
       }
     }
     for (int j : node.inputs) {

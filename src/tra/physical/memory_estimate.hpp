@@ -15,6 +15,7 @@
 // (docs/performance.md: 25% at ogbn-products' size).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tra/physical/ia_plan.hpp"
 
@@ -24,6 +25,7 @@ struct MemoryEstimate {
   std::int64_t peak_bytes = 0;  // the largest site's
   int peak_site = 0;
   int peak_node = -1;  // the operator running when it is reached
+  std::vector<std::int64_t> site_peak_bytes;  // each site's own peak
 };
 
 MemoryEstimate estimate_memory(const IaPlan& plan);
