@@ -42,20 +42,20 @@ std::optional<std::vector<Tuple>> carry(const comm::Communicator& c, const std::
     return all;
   }
   const std::map<Key, int> want = physical::sites_of(scan.dist);
-  // Every chunk already where it is read (plain data, the same on every
-  // rank): nothing moves, and no rank waits for the others, as a Shuffle's
-  // exchange of counts would make them.
-  if (!next.dist.everywhere && std::all_of(next.dist.at.begin(), next.dist.at.end(), [&](const auto& ks) {
-        const auto w = want.find(ks.first);
-        return w != want.end() && w->second == ks.second;
-      }))
-    return mine;
   if (next.dist.everywhere) {
     std::vector<Tuple> out;
     for (const Tuple& t : mine)
       if (auto w = want.find(t.key); w != want.end() && w->second == c.rank()) out.push_back(t);
     return out;
   }
+  // Every chunk already where it is read (plain data, the same on every
+  // rank): nothing moves, and no rank waits for the others, as a Shuffle's
+  // exchange of counts would make them.
+  const auto in_place = [&](const auto& key_site) {
+    const auto w = want.find(key_site.first);
+    return w != want.end() && w->second == key_site.second;
+  };
+  if (std::all_of(next.dist.at.begin(), next.dist.at.end(), in_place)) return mine;
   comm::Moved m;
   std::vector<Tuple> out = comm::shuffle(
       c, mine, key_arity, scan.type.chunk_shape, scan.type.dtype, [&](const Key& k) { return want.at(k); }, m);

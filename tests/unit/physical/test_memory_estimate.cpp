@@ -2,7 +2,10 @@
 // lifetimes worked out by hand, and the labeling choice under a limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tra/app/plan_deck.hpp"
 #include "tra/io/deck/deck_reader.hpp"
@@ -84,6 +87,24 @@ TEST(MemoryEstimate, SplitResultsAreCountedOnTheirOwnRank) {
       "run: {partitioner: manual, partitioning: {B: {i: 2}}}\n",
       2);
   EXPECT_EQ(p.memory.peak_bytes, 2 * 50 * 100 * 8);
+}
+
+TEST(MemoryEstimate, EachSiteHasItsOwnPeak) {
+  // Three row blocks of 30 x 100 on 2 ranks: one rank holds two blocks of A
+  // and of B (96 kB), the other one of each (48 kB). The largest is the peak.
+  const app::PlannedDeck p = plan(
+      "tensors:\n"
+      "  - {name: A, shape: [90, 100], source: ones}\n"
+      "graph:\n"
+      "  - \"B[i,j] = A[i,j] + 1\"\n"
+      "outputs:\n"
+      "  - {tensor: B, file: b.h5}\n"
+      "run: {partitioner: manual, partitioning: {B: {i: 3}}}\n",
+      2);
+  std::vector<std::int64_t> sites = estimate_memory(p.optimized.chosen).site_peak_bytes;
+  std::sort(sites.begin(), sites.end());
+  EXPECT_EQ(sites, (std::vector<std::int64_t>{2 * 30 * 100 * 8, 4 * 30 * 100 * 8}));
+  EXPECT_EQ(sites.back(), p.memory.peak_bytes);
 }
 
 TEST(MemoryEstimate, ALabelingOverTheLimitIsNotChosen) {
