@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "tra/app/environment.hpp"
 #include "tra/app/guarded_main.hpp"
 #include "tra/app/measure_rates.hpp"
-#include "tra/comm/chunk_transport.hpp"
 #include "tra/common/build_info.hpp"
 #include "tra/common/error.hpp"
 #include "tra/common/log.hpp"
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
 
   const int status = tra::app::run_guarded("tra-calibrate", argc, argv, rank, [&] {
     tra::comm::Communicator comm(MPI_COMM_WORLD);
-    tra::comm::agreed_chunk_transport(comm);  // a bad TRA_GPU_AWARE_MPI is refused before anything is measured
+    tra::app::agree_on_environment(comm);  // a bad TRA_GPU_AWARE_MPI or TRA_ELEMENT_PROGRAMS is refused before anything is measured
     // Before a few seconds of measuring, not after.
     on_rank0(comm, [&] { tra::io::hdf5::check_writable(output); });
     tra::Stopwatch sw;

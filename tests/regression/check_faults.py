@@ -147,17 +147,18 @@ def cases(args):
         c.run(tra(args, 1, "d.yaml", "--dry-run") + [":"] + tra(args, 1, "d.yaml", "--dry-run", "--calibration", "nowhere.yaml"))
         c.expect(2, r"nowhere\.yaml.*\(on rank 1\)")
 
-    for failing in (0, 1):
-        def gpu_aware_mpi_variable_bad_on_one_rank(c, failing=failing):
-            # mpirun passes no variable to other nodes unless told (-x): one
-            # rank may see a value the others do not. Every rank stops, once.
-            c.write("d.yaml", deck())
-            runs = [tra(args, 1, "d.yaml", "--dry-run"), tra(args, 1, "d.yaml", "--dry-run")]
-            runs[failing] = ["-n", "1", "env", "TRA_GPU_AWARE_MPI=yes"] + runs[failing][2:]
-            c.run(runs[0] + [":"] + runs[1])
-            c.expect(2, r"TRA_GPU_AWARE_MPI=yes: expected 1 .* or 0 " + (r".*\(on rank 1\)$" if failing else r".*unset$"))
-        gpu_aware_mpi_variable_bad_on_one_rank.__name__ = f"gpu_aware_mpi_variable_bad_on_rank_{failing}"
-        out.append(gpu_aware_mpi_variable_bad_on_one_rank)
+    # mpirun passes no variable to other nodes unless told (-x): one rank may
+    # see a value the others do not. Every rank stops, once.
+    for variable, refusal in (("TRA_GPU_AWARE_MPI", r"expected 1 .* or 0 "), ("TRA_ELEMENT_PROGRAMS", r"expected compiled .* or interpreted")):
+        for failing in (0, 1):
+            def variable_bad_on_one_rank(c, variable=variable, refusal=refusal, failing=failing):
+                c.write("d.yaml", deck())
+                runs = [tra(args, 1, "d.yaml", "--dry-run"), tra(args, 1, "d.yaml", "--dry-run")]
+                runs[failing] = ["-n", "1", "env", variable + "=yes"] + runs[failing][2:]
+                c.run(runs[0] + [":"] + runs[1])
+                c.expect(2, variable + "=yes: " + refusal + (r".*\(on rank 1\)$" if failing else r".*unset$"))
+            variable_bad_on_one_rank.__name__ = f"{variable[4:].lower()}_variable_bad_on_rank_{failing}"
+            out.append(variable_bad_on_one_rank)
 
     @case
     def sparse_lists_with_other_values_on_one_rank(c):

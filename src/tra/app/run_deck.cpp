@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tra/app/checkpoint.hpp"
+#include "tra/app/environment.hpp"
 #include "tra/app/gpu_sharing.hpp"
 #include "tra/app/json_report.hpp"
 #include "tra/app/local_rounds.hpp"
@@ -21,7 +22,6 @@
 #include "tra/app/result_dataset.hpp"
 #include "tra/app/train_loop.hpp"
 #include "tra/comm/agreement.hpp"
-#include "tra/comm/chunk_transport.hpp"
 #include "tra/common/build_info.hpp"
 #include "tra/common/digest.hpp"
 #include "tra/common/kokkos_types.hpp"
@@ -351,8 +351,8 @@ void plan_stage(Run& r) {
   const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
   Log::progress("planning for " + std::to_string(c.size()) + " rank(s) x " + std::to_string(threads) + " thread(s) (" + kokkos_build() + ")");
   warn_if_ranks_share_a_gpu(c);
-  // Decided before any work, so that a bad TRA_GPU_AWARE_MPI is refused first.
-  if (const comm::ChunkTransport t = comm::agreed_chunk_transport(c); t != comm::ChunkTransport::Host)
+  // Decided before any work, so that a bad TRA_GPU_AWARE_MPI or TRA_ELEMENT_PROGRAMS is refused first.
+  if (const comm::ChunkTransport t = agree_on_environment(c); t != comm::ChunkTransport::Host)
     Log::progress(std::string("chunks reach MPI in ") + comm::transport_name(t));
   r.planning.restart();
   r.limit = memory_limit(r.wf, c);

@@ -119,6 +119,29 @@ struct GemmShape {
   bool operator<(const GemmShape& o) const { return std::tie(dtype, x, y, z) < std::tie(o.dtype, o.x, o.y, o.z); }
 };
 
+// The ⊗ programs of the element steps a chunk function runs (a Map's, or
+// what a join or aggregation runs after its own kernel).
+void add_programs(const physical::ArrayFn& f, std::vector<const einsum::ScalarProgram*>& into) {
+  for (const physical::ArrayFn::Step& s : f.steps()) {
+    if (const auto* e = std::get_if<physical::EinSumCall>(&s)) into.push_back(&e->kernel->join_program());
+    else if (const auto* el = std::get_if<physical::ArrayFn::Elements>(&s)) into.push_back(&el->program);
+  }
+}
+
+// Every ⊗ program node n runs.
+std::vector<const einsum::ScalarProgram*> programs_of(const IaNode& n) {
+  std::vector<const einsum::ScalarProgram*> out;
+  if (n.kind() == IaNode::Kind::LocalJoin) {
+    out.push_back(&n.join().kernel.call.kernel->join_program());
+    add_programs(n.join().kernel.then, out);
+  } else if (n.kind() == IaNode::Kind::LocalMap) {
+    add_programs(n.map().array_map, out);
+  } else if (n.kind() == IaNode::Kind::LocalAgg) {
+    add_programs(n.agg().kernel.finish, out);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string StartTimes::text() const {
@@ -153,6 +176,9 @@ StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator&
       largest = std::max(largest, std::min(volume(n.type.chunk_shape), kStartExchangeMax));
     }
     if (n.kind() == IaNode::Kind::Scan) timed(t.files, [&] { start_source(n, c, generated, mpi_io_started); });
+    timed(t.loops, [&] {
+      for (const einsum::ScalarProgram* p : programs_of(n)) kernels::start_element_program(*p, n.type.dtype);
+    });
     if (n.kind() != IaNode::Kind::LocalJoin) continue;
     const kernels::EinSumKernel& k = *n.join().kernel.call.kernel;
     if (k.sparse()) timed(t.sparse, [&] { kernels::start_sparse_library(n.type.dtype, k.sparse_columns()); });

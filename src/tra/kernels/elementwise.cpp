@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tra/kernels/element_evaluators.hpp"
 #include "tra/kernels/scratch.hpp"
 #include "tra/kernels/tree_fold.hpp"
 
@@ -13,8 +14,8 @@ namespace {
 
 constexpr Index kBlock = einsum::ScalarProgram::kBlock;
 
-template <class Space, class T>
-void run(const char* name, const einsum::ScalarProgram& prog, const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
+template <class Space, class T, class E>
+void run(const char* name, const E& eval, const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
   const Index n = static_cast<Index>(z.extent(0));
   if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
     const T* xp = x.data();
@@ -22,12 +23,12 @@ void run(const char* name, const einsum::ScalarProgram& prog, const ElementData<
     T* zp = z.data();
     Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, (n + kBlock - 1) / kBlock), [=](const Index blk) {
       const Index s = blk * kBlock;
-      prog.eval_block(xp + s, yp ? yp + s : nullptr, zp + s, static_cast<int>(std::min(kBlock, n - s)));
+      eval.block(xp + s, yp ? yp + s : nullptr, zp + s, static_cast<int>(std::min(kBlock, n - s)));
     });
   } else {
     const bool two = y.extent(0) != 0;
     Kokkos::parallel_for(
-        name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index i) { z(i) = prog.eval_as<T>(x(i), two ? y(i) : T(0)); });
+        name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index i) { z(i) = eval(x(i), two ? y(i) : T(0)); });
   }
 }
 
@@ -40,9 +41,8 @@ void gather(Odometer& o, const T* x, const T* y, T* xa, T* yb, int m) {
   }
 }
 
-template <class Space, class T>
-void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w, const ElementData<T>& x, const ElementData<T>& y,
-              const ElementData<T>& z) {
+template <class Space, class T, class E>
+void run_walk(const char* name, const E& eval, const Walk& w, const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
   const Index n = w.count();
   const bool two = y.extent(0) != 0;
   if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>) {
@@ -55,14 +55,14 @@ void run_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& w
       Odometer o(w, s);
       T a[kBlock], b[kBlock];
       gather(o, xp, yp, a, b, m);
-      prog.eval_block(a, two ? b : nullptr, zp + s, m);
+      eval.block(a, two ? b : nullptr, zp + s, m);
     });
   } else {
     Kokkos::parallel_for(
         name, Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const Index p) {
           Index oa, ob, oc;
           w.offsets(p, oa, ob, oc);
-          z(oc) = prog.eval_as<T>(x(oa), two ? y(ob) : T(0));
+          z(oc) = eval(x(oa), two ? y(ob) : T(0));
         });
   }
 }
@@ -83,9 +83,8 @@ bool reduce_by_columns(const Walk& out, const Walk& inner, bool two) {
 // Host: reduce_by_columns' loop. Each output still folds its values in the
 // tree order (kernels/tree_fold.hpp), one lane per output, so the results
 // equal the one-output-at-a-time loop's bit for bit.
-template <class T>
-void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const T* xp,
-                           const T* yp, T* zp) {
+template <class T, class E>
+void run_reduce_by_columns(const char* name, const E& eval, einsum::AggOp agg, const Walk& out, const Walk& inner, const T* xp, const T* yp, T* zp) {
   const int d = out.rank - 1;
   const Index len = out.extent[d], tiles = (len + kBlock - 1) / kBlock, rows = out.count() / len, n_inner = inner.count();
   const bool x_runs = out.stride_a[d] == 1, y_runs = out.stride_b[d] == 1;
@@ -102,7 +101,7 @@ void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, 
       if (!x_runs) std::fill(a, a + m, *pa);
       const T* pb = yp ? yp + oy + o.b : nullptr;
       if (pb && !y_runs) std::fill(b, b + m, *pb);
-      prog.eval_block(x_runs ? pa : a, pb ? (y_runs ? pb : b) : nullptr, v, m);
+      eval.block(x_runs ? pa : a, pb ? (y_runs ? pb : b) : nullptr, v, m);
       fold.push(v);
     }
     fold.finish(zp + oz);
@@ -113,9 +112,9 @@ void run_reduce_by_columns(const char* name, const einsum::ScalarProgram& prog, 
 // the host and compare it with the host form, bit for bit): the tree of
 // kernels/tree_fold.hpp a level at a time, one thread per output and group,
 // every level's results in one scratch buffer.
-template <class Space, class T>
-void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
-                        const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
+template <class Space, class T, class E>
+void reduce_device_form(const char* name, const E& eval, einsum::AggOp agg, const Walk& out, const Walk& inner, const ElementData<T>& x,
+                        const ElementData<T>& y, const ElementData<T>& z) {
   const Index n_inner = inner.count(), outputs = out.count();
   const int levels = fold_levels(n_inner);
   const bool two = y.extent(0) != 0;
@@ -136,7 +135,7 @@ void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, ein
         for (Index q = q0; q < q1; ++q) {
           Index ax, ay, unused;
           inner.offsets(q, ax, ay, unused);
-          acc = einsum::agg_combine(agg, acc, prog.eval_as<T>(x(ox + ax), two ? y(oy + ay) : T(0)));
+          acc = einsum::agg_combine(agg, acc, eval(x(ox + ax), two ? y(oy + ay) : T(0)));
         }
         if (levels == 0) z(oz) = acc;
         else part(job) = acc;
@@ -164,8 +163,8 @@ void reduce_device_form(const char* name, const einsum::ScalarProgram& prog, ein
   }
 }
 
-template <class Space, class T>
-void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const ElementData<T>& x,
+template <class Space, class T, class E>
+void run_reduce(const char* name, const E& eval, einsum::AggOp agg, const Walk& out, const Walk& inner, const ElementData<T>& x,
                 const ElementData<T>& y, const ElementData<T>& z) {
   const Index n_inner = inner.count();
   const bool two = y.extent(0) != 0;
@@ -173,7 +172,7 @@ void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::Agg
     const T* xp = x.data();
     const T* yp = two ? y.data() : nullptr;
     T* zp = z.data();
-    if (reduce_by_columns(out, inner, two)) return run_reduce_by_columns(name, prog, agg, out, inner, xp, yp, zp);
+    if (reduce_by_columns(out, inner, two)) return run_reduce_by_columns<T>(name, eval, agg, out, inner, xp, yp, zp);
     Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(0, out.count()), [=](const Index p) {
       Index ox, oy, oz;
       out.offsets(p, ox, oy, oz);
@@ -183,13 +182,13 @@ void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::Agg
       for (Index q = 0; q < n_inner; q += kBlock) {
         const int m = static_cast<int>(std::min(kBlock, n_inner - q));
         gather(o, xp + ox, yp ? yp + oy : nullptr, a, b, m);
-        prog.eval_block(a, two ? b : nullptr, v, m);
+        eval.block(a, two ? b : nullptr, v, m);
         for (int i = 0; i < m; ++i) fold.push(v[i]);  // in the order of q, as on a device
       }
       fold.finish(zp + oz);
     });
   } else {
-    reduce_device_form<Space, T>(name, prog, agg, out, inner, x, y, z);
+    reduce_device_form<Space, T>(name, eval, agg, out, inner, x, y, z);
   }
 }
 
@@ -198,24 +197,24 @@ void run_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::Agg
 template <class T>
 void eval_walk(const char* name, const einsum::ScalarProgram& prog, const Walk& walk, const ElementData<T>& x, const ElementData<T>& y,
                const ElementData<T>& z) {
-  run_walk<ExecSpace, T>(name, prog, walk, x, y, z);
+  with_evaluator<T>(prog, [&](const auto& e) { run_walk<ExecSpace, T>(name, e, walk, x, y, z); });
 }
 
 template <class T>
 void eval_reduce(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner, const ElementData<T>& x,
                  const ElementData<T>& y, const ElementData<T>& z) {
-  run_reduce<ExecSpace, T>(name, prog, agg, out, inner, x, y, z);
+  with_evaluator<T>(prog, [&](const auto& e) { run_reduce<ExecSpace, T>(name, e, agg, out, inner, x, y, z); });
 }
 
 template <class T>
 void eval_reduce_device_form(const char* name, const einsum::ScalarProgram& prog, einsum::AggOp agg, const Walk& out, const Walk& inner,
                              const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
-  reduce_device_form<ExecSpace, T>(name, prog, agg, out, inner, x, y, z);
+  with_evaluator<T>(prog, [&](const auto& e) { reduce_device_form<ExecSpace, T>(name, e, agg, out, inner, x, y, z); });
 }
 
 template <class T>
 void eval_elements(const char* name, const einsum::ScalarProgram& prog, const ElementData<T>& x, const ElementData<T>& y, const ElementData<T>& z) {
-  run<ExecSpace, T>(name, prog, x, y, z);
+  with_evaluator<T>(prog, [&](const auto& e) { run<ExecSpace, T>(name, e, x, y, z); });
 }
 
 // The element types chunks hold.

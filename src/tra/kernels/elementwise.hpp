@@ -1,10 +1,12 @@
 #pragma once
 // The loop behind every element-wise kernel: z(i) = prog(x(i), y(i)) over the
 // flat data of chunks of one shape. On a host execution space it runs the
-// program a block of elements at a time (ScalarProgram::eval_block), which
-// makes the interpreter's dispatch a per-block cost; on a device, one element
-// per thread (ScalarProgram::eval). Each runs on elements of type T, double
-// or float: every operation rounds to T.
+// program a block of elements at a time, on a device one element per thread.
+// A program of a compiled form runs as that form's expression, any other
+// interpreted (kernels/element_evaluators.hpp: on a host one operation over
+// the whole block, ScalarProgram::eval_block, which makes the interpreter's
+// dispatch a per-block cost). Each runs on elements of type T, double or
+// float: every operation rounds to T.
 #include "tra/common/kokkos_types.hpp"
 #include "tra/core/index_vector.hpp"
 #include "tra/einsum/scalar_program.hpp"

@@ -10,6 +10,7 @@
 #include "tra/core/sparse_block.hpp"
 #include "tra/kernels/blocks.hpp"
 #include "tra/kernels/combine.hpp"
+#include "tra/kernels/element_evaluators.hpp"
 #include "tra/kernels/elementwise.hpp"
 #include "tra/kernels/finite.hpp"
 #include "tra/kernels/sparse_product.hpp"
@@ -54,15 +55,14 @@ einsum::ScalarProgram every_operation() {
   return p;
 }
 
-// The element loops of kernels/elementwise.hpp, each form once on a program
-// of every operation: aligned, broadcasting, and two reductions (the
+// The element loops of kernels/elementwise.hpp, each form once on `every`
+// (the interpreter's program of every operation, or a compiled form's): aligned, broadcasting, and two reductions (the
 // aggregation is an argument, not a form of its own): one long enough to
 // use every level of the device's form (a level per kFoldWidth values), one
 // of outputs along a row of an input read by columns (a bias gradient's
 // form on a host).
 template <class T>
-void start_element_loops() {
-  const einsum::ScalarProgram every = every_operation();
+void start_element_loops(const einsum::ScalarProgram& every) {
   const Index n = kFoldWidth + 1;
   const ElementData<T> x("tra::start x", static_cast<size_t>(n * n)), z("tra::start z", static_cast<size_t>(n * n)), none;
   eval_elements<T>("tra::start", every, x, x, z);
@@ -105,9 +105,17 @@ void start_sparse_library(DType dtype, Index columns) {
 
 void start_loop_kernels(DType dtype) {
   if (!first_time("loops", dtype)) return;
-  if (dtype == DType::Float32) start_element_loops<float>();
-  else start_element_loops<double>();
+  if (dtype == DType::Float32) start_element_loops<float>(every_operation());
+  else start_element_loops<double>(every_operation());
   start_chunk_kernels(dtype);
+  Kokkos::fence();
+}
+
+void start_element_program(const einsum::ScalarProgram& p, DType dtype) {
+  const char* form = compiled_forms_enabled() ? einsum::compiled_form(p) : nullptr;
+  if (!form || !first_time(form, dtype)) return;
+  if (dtype == DType::Float32) start_element_loops<float>(p);
+  else start_element_loops<double>(p);
   Kokkos::fence();
 }
 

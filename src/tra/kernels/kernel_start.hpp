@@ -5,6 +5,7 @@
 // process and element type.
 #include "tra/common/dtype.hpp"
 #include "tra/core/index_vector.hpp"
+#include "tra/einsum/scalar_program.hpp"
 
 namespace tra::kernels {
 
@@ -32,5 +33,10 @@ void start_sparse_library(DType dtype, Index columns);
 // took 0.02-0.05 ms afterwards. This launches every loop kernel of kernels/
 // once, on chunks of a few elements; on a host it costs microseconds.
 void start_loop_kernels(DType dtype);
+
+// The same for a program with a compiled form (kernels/element_evaluators.hpp):
+// each form is a kernel of its own on a device, loaded on its first launch.
+// Once per form and element type; nothing for a program the interpreter runs.
+void start_element_program(const einsum::ScalarProgram& p, DType dtype);
 
 }  // namespace tra::kernels

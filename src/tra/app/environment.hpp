@@ -1,0 +1,14 @@
+#pragma once
+// The environment variables that change how tra-run and tra-calibrate run
+// (docs/deck.md#environment): checked by every rank at start, before any
+// work, and agreed, so that a bad value stops every rank with one message
+// even where mpirun passed it to only some of them.
+#include "tra/comm/chunk_transport.hpp"
+
+namespace tra::app {
+
+// TRA_GPU_AWARE_MPI (comm/chunk_transport.hpp) and TRA_ELEMENT_PROGRAMS
+// (kernels/element_evaluators.hpp). Collective; returns how chunks reach MPI.
+comm::ChunkTransport agree_on_environment(const comm::Communicator& c);
+
+}  // namespace tra::app

@@ -1,0 +1,138 @@
+// The element loops run a program with a compiled form as that form, and
+// every loop (aligned, broadcasting, reductions on the host by rows and by
+// columns, and the device's form) then gives the bits the interpreter's
+// element-at-a-time evaluation gives, for each form. TRA_ELEMENT_PROGRAMS
+// chooses between the two, and a value other than its two is refused by name.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "tra/common/error.hpp"
+#include "tra/kernels/element_evaluators.hpp"
+#include "tra/kernels/elementwise.hpp"
+
+namespace einsum = tra::einsum;
+namespace kernels = tra::kernels;
+using tra::Index;
+
+namespace {
+
+tra::ChunkData filled(const std::vector<double>& v) {
+  tra::ChunkData d("x", v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+std::vector<double> values(const tra::ChunkData& d) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  return std::vector<double>(h.data(), h.data() + h.extent(0));
+}
+
+bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0; }
+
+template <class F>
+einsum::ScalarProgram program_of() {
+  einsum::ScalarProgram p;
+  const double c[] = {0.9, 7.5};
+  int k = 0;
+  for (einsum::Op op : F::ops) {
+    if (op == einsum::Op::Const) p.imm[p.size] = c[k++];
+    p.ops[p.size++] = op;
+  }
+  return p;
+}
+
+// x is rows x cols; y one value per column (a bias), broadcast over rows.
+constexpr Index kRows = 20, kCols = 16;
+
+template <class F>
+void every_loop_gives_the_interpreters_bits() {
+  const einsum::ScalarProgram p = program_of<F>();
+  std::mt19937_64 gen(3);
+  std::uniform_real_distribution<double> u(-3, 3);
+  std::vector<double> x(kRows * kCols), y(kCols);
+  for (double& v : x) v = u(gen);
+  for (double& v : y) v = u(gen);
+  const tra::ChunkData xd = filled(x), yd = filled(y);
+  auto f = [&](Index r, Index c) { return p.eval_as<double>(x[static_cast<size_t>(r * kCols + c)], y[static_cast<size_t>(c)]); };
+
+  kernels::Walk along;  // z[r, c] = f(x[r, c], y[c])
+  along.rank = 2, along.extent[0] = kRows, along.extent[1] = kCols;
+  along.stride_a[0] = kCols, along.stride_a[1] = 1, along.stride_b[1] = 1, along.stride_c[0] = kCols, along.stride_c[1] = 1;
+  tra::ChunkData z("z", x.size());
+  kernels::eval_walk("test", p, along, xd, yd, z);
+  std::vector<double> got = values(z);
+  for (Index r = 0; r < kRows; ++r)
+    for (Index c = 0; c < kCols; ++c)
+      ASSERT_TRUE(same_value(got[static_cast<size_t>(r * kCols + c)], f(r, c))) << F::text << " walk " << r << "," << c;
+
+  tra::ChunkData ya("y aligned", x.size());  // y[c] repeated on every row, for the aligned loop
+  std::vector<double> y_rows(x.size());
+  for (size_t i = 0; i < x.size(); ++i) y_rows[i] = y[i % kCols];
+  ya = filled(y_rows);
+  kernels::eval_elements("test", p, xd, ya, z);
+  got = values(z);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(same_value(got[i], p.eval_as<double>(x[i], y_rows[i]))) << F::text << " element " << i;
+
+  // Column sums (the host's by-columns loop) and row sums, host and device forms,
+  // each of at most 32 terms: folded plainly in order.
+  for (const bool by_rows : {true, false}) {
+    kernels::Walk out, inner;
+    out.rank = inner.rank = 1;
+    out.extent[0] = by_rows ? kCols : kRows, inner.extent[0] = by_rows ? kRows : kCols;
+    (by_rows ? out : inner).stride_a[0] = 1, (by_rows ? out : inner).stride_b[0] = 1;
+    (by_rows ? inner : out).stride_a[0] = kCols;
+    out.stride_c[0] = 1;
+    tra::ChunkData host("host", static_cast<size_t>(out.extent[0])), device("device", static_cast<size_t>(out.extent[0]));
+    kernels::eval_reduce("test", p, einsum::AggOp::Sum, out, inner, xd, yd, host);
+    kernels::eval_reduce_device_form("test", p, einsum::AggOp::Sum, out, inner, xd, yd, device);
+    const std::vector<double> h = values(host), d = values(device);
+    for (Index o = 0; o < out.extent[0]; ++o) {
+      double want = 0;
+      for (Index q = 0; q < inner.extent[0]; ++q) want += by_rows ? f(q, o) : f(o, q);
+      ASSERT_TRUE(same_value(h[static_cast<size_t>(o)], want)) << F::text << (by_rows ? " column " : " row ") << o << " (host)";
+      ASSERT_TRUE(same_value(d[static_cast<size_t>(o)], want)) << F::text << (by_rows ? " column " : " row ") << o << " (device form)";
+    }
+  }
+}
+
+template <class... F>
+void for_every_form(std::tuple<F...>*) {
+  (every_loop_gives_the_interpreters_bits<F>(), ...);
+}
+
+}  // namespace
+
+TEST(ElementEvaluators, EveryLoopOfEveryFormGivesTheInterpretersBits) {
+  ASSERT_TRUE(kernels::compiled_forms_enabled());  // (TRA_ELEMENT_PROGRAMS unset in the tests)
+  for_every_form(static_cast<einsum::forms::All*>(nullptr));
+}
+
+TEST(ElementEvaluators, AFormsProgramRunsCompiledAndAnyOtherInterpreted) {
+  bool compiled = false;
+  auto which = [&](const auto& e) { compiled = !std::is_same_v<std::decay_t<decltype(e)>, kernels::Interpreted<double>>; };
+  kernels::with_evaluator<double>(program_of<einsum::forms::Blend>(), which);
+  EXPECT_TRUE(compiled);
+  einsum::ScalarProgram other = program_of<einsum::forms::Blend>();
+  other.ops[other.size - 1] = einsum::Op::Sub;
+  kernels::with_evaluator<double>(other, which);
+  EXPECT_FALSE(compiled);
+}
+
+TEST(ElementEvaluators, TheVariableChoosesAndABadValueIsRefusedByName) {
+  EXPECT_TRUE(kernels::decide_compiled_forms(nullptr));
+  EXPECT_TRUE(kernels::decide_compiled_forms("compiled"));
+  EXPECT_FALSE(kernels::decide_compiled_forms("interpreted"));
+  try {
+    kernels::decide_compiled_forms("yes");
+    FAIL() << "TRA_ELEMENT_PROGRAMS=yes was accepted";
+  } catch (const tra::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("TRA_ELEMENT_PROGRAMS=yes"), std::string::npos) << e.what();
+  }
+}
