@@ -119,27 +119,33 @@ struct GemmShape {
   bool operator<(const GemmShape& o) const { return std::tie(dtype, x, y, z) < std::tie(o.dtype, o.x, o.y, o.z); }
 };
 
+using Programs = std::vector<const einsum::ScalarProgram*>;
+
+// A kernel's ⊗ where it runs as an element loop (a GEMM's or a sparse
+// product's x * y runs in its library).
+void add_program(const kernels::EinSumKernel& k, Programs& into) {
+  if (!k.uses_gemm() && !k.sparse()) into.push_back(&k.join_program());
+}
+
 // The ⊗ programs of the element steps a chunk function runs (a Map's, or
 // what a join or aggregation runs after its own kernel).
-void add_programs(const physical::ArrayFn& f, std::vector<const einsum::ScalarProgram*>& into) {
+void add_programs(const physical::ArrayFn& f, Programs& into) {
   for (const physical::ArrayFn::Step& s : f.steps()) {
-    if (const auto* e = std::get_if<physical::EinSumCall>(&s)) into.push_back(&e->kernel->join_program());
+    if (const auto* e = std::get_if<physical::EinSumCall>(&s)) add_program(*e->kernel, into);
     else if (const auto* el = std::get_if<physical::ArrayFn::Elements>(&s)) into.push_back(&el->program);
   }
 }
 
-// Every ⊗ program node n runs.
-std::vector<const einsum::ScalarProgram*> programs_of(const IaNode& n) {
-  std::vector<const einsum::ScalarProgram*> out;
+// Every ⊗ program node n runs as an element loop.
+void add_programs(const IaNode& n, Programs& into) {
   if (n.kind() == IaNode::Kind::LocalJoin) {
-    out.push_back(&n.join().kernel.call.kernel->join_program());
-    add_programs(n.join().kernel.then, out);
+    add_program(*n.join().kernel.call.kernel, into);
+    add_programs(n.join().kernel.then, into);
   } else if (n.kind() == IaNode::Kind::LocalMap) {
-    add_programs(n.map().array_map, out);
+    add_programs(n.map().array_map, into);
   } else if (n.kind() == IaNode::Kind::LocalAgg) {
-    add_programs(n.agg().kernel.finish, out);
+    add_programs(n.agg().kernel.finish, into);
   }
-  return out;
 }
 
 }  // namespace
@@ -164,6 +170,7 @@ StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator&
       page_in_heap(static_cast<size_t>(std::min(mine, kPageInMax)));
     });
   std::set<DType> dtypes, generated;
+  std::map<DType, Programs> programs;  // the element loops' ⊗, by element type
   std::set<GemmShape> started;
   bool mpi_io_started = false;
   std::map<std::pair<IaNode::Kind, DType>, Index> exchanged;  // the largest chunk of each
@@ -176,9 +183,7 @@ StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator&
       largest = std::max(largest, std::min(volume(n.type.chunk_shape), kStartExchangeMax));
     }
     if (n.kind() == IaNode::Kind::Scan) timed(t.files, [&] { start_source(n, c, generated, mpi_io_started); });
-    timed(t.loops, [&] {
-      for (const einsum::ScalarProgram* p : programs_of(n)) kernels::start_element_program(*p, n.type.dtype);
-    });
+    add_programs(n, programs[n.type.dtype]);
     if (n.kind() != IaNode::Kind::LocalJoin) continue;
     const kernels::EinSumKernel& k = *n.join().kernel.call.kernel;
     if (k.sparse()) timed(t.sparse, [&] { kernels::start_sparse_library(n.type.dtype, k.sparse_columns()); });
@@ -191,6 +196,8 @@ StartTimes start_kernels(const physical::IaPlan& plan, const comm::Communicator&
   }
   timed(t.loops, [&] {
     for (DType d : dtypes) kernels::start_loop_kernels(d);
+    for (const auto& [dtype, ps] : programs)
+      for (const einsum::ScalarProgram* p : ps) kernels::start_element_program(*p, dtype);  // once per form and type
   });
   if (c.size() > 1)  // the same plan on every rank: the same exchanges, in the same order
     timed(t.exchanges, [&] {

@@ -24,7 +24,8 @@ struct Compiled {
   T c[einsum::kFormConsts] = {};  // the program's constants, rounded to T as the interpreter rounds them
   KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return Form::template f<T>(a, b, c); }
   void block(const T* a, const T* b, T* out, int n) const {
-    const T k[einsum::kFormConsts] = {c[0], c[1]};  // a local copy: out cannot alias it, so it stays in registers
+    T k[einsum::kFormConsts];  // a local copy: out cannot alias it, so it stays in registers
+    for (int i = 0; i < einsum::kFormConsts; ++i) k[i] = c[i];
     if (b)
       for (int i = 0; i < n; ++i) out[i] = Form::template f<T>(a[i], b[i], k);
     else

@@ -108,10 +108,42 @@ void run_reduce_by_columns(const char* name, const E& eval, einsum::AggOp agg, c
   });
 }
 
+// The levels of the device's reduction above its first (kernels/tree_fold.hpp):
+// `groups[l]` partial results per output at level l, all of them in `part`,
+// level after level; the top's folded into z. The same for every ⊗: a
+// kernel per element type, not per form.
+template <class Space, class T>
+void fold_levels_above(const char* name, einsum::AggOp agg, const Walk& out, const std::vector<Index>& groups, const ElementData<T>& part,
+                       const ElementData<T>& z) {
+  const Index outputs = out.count();
+  const int levels = static_cast<int>(groups.size());
+  Index from = 0;
+  for (int l = 1; l <= levels; ++l) {
+    const Index len = groups[static_cast<size_t>(l - 1)], to = from + outputs * len;
+    const bool top = l == levels;
+    const Index next = top ? 1 : groups[static_cast<size_t>(l)];
+    Kokkos::parallel_for(
+        name, Kokkos::RangePolicy<Space>(0, outputs * next), KOKKOS_LAMBDA(const Index job) {
+          const Index p = job / next, j0 = top ? 0 : (job % next) * kFoldWidth;
+          const Index j1 = top ? len : (j0 + kFoldWidth < len ? j0 + kFoldWidth : len);
+          T acc = einsum::agg_identity<T>(agg);
+          for (Index j = j0; j < j1; ++j) acc = einsum::agg_combine(agg, acc, part(from + p * len + j));
+          if (top) {
+            Index ox, oy, oz;
+            out.offsets(p, ox, oy, oz);
+            z(oz) = acc;
+          } else {
+            part(to + job) = acc;
+          }
+        });
+    from = to;
+  }
+}
+
 // The device's reduction, valid on any execution space (the tests run it on
 // the host and compare it with the host form, bit for bit): the tree of
 // kernels/tree_fold.hpp a level at a time, one thread per output and group,
-// every level's results in one scratch buffer.
+// every level's results in one scratch buffer. The first level evaluates ⊗.
 template <class Space, class T, class E>
 void reduce_device_form(const char* name, const E& eval, einsum::AggOp agg, const Walk& out, const Walk& inner, const ElementData<T>& x,
                         const ElementData<T>& y, const ElementData<T>& z) {
@@ -140,27 +172,7 @@ void reduce_device_form(const char* name, const E& eval, einsum::AggOp agg, cons
         if (levels == 0) z(oz) = acc;
         else part(job) = acc;
       });
-  Index from = 0;
-  for (int l = 1; l <= levels; ++l) {
-    const Index len = groups[static_cast<size_t>(l - 1)], to = from + outputs * len;
-    const bool top = l == levels;
-    const Index next = top ? 1 : groups[static_cast<size_t>(l)];
-    Kokkos::parallel_for(
-        name, Kokkos::RangePolicy<Space>(0, outputs * next), KOKKOS_LAMBDA(const Index job) {
-          const Index p = job / next, j0 = top ? 0 : (job % next) * kFoldWidth;
-          const Index j1 = top ? len : (j0 + kFoldWidth < len ? j0 + kFoldWidth : len);
-          T acc = einsum::agg_identity<T>(agg);
-          for (Index j = j0; j < j1; ++j) acc = einsum::agg_combine(agg, acc, part(from + p * len + j));
-          if (top) {
-            Index ox, oy, oz;
-            out.offsets(p, ox, oy, oz);
-            z(oz) = acc;
-          } else {
-            part(to + job) = acc;
-          }
-        });
-    from = to;
-  }
+  fold_levels_above<Space, T>(name, agg, out, groups, part, z);
 }
 
 template <class Space, class T, class E>

@@ -1,12 +1,14 @@
 // The element loops run a program with a compiled form as that form, and
-// every loop (aligned, broadcasting, reductions on the host by rows and by
-// columns, and the device's form) then gives the bits the interpreter's
-// element-at-a-time evaluation gives, for each form. TRA_ELEMENT_PROGRAMS
+// every loop (aligned with and without a second input, broadcasting,
+// reductions on the host by rows and by columns, and the device's form) then
+// gives the bits the interpreter's element-at-a-time evaluation gives, for
+// each form, on double and float, infinities and NaN among the inputs. TRA_ELEMENT_PROGRAMS
 // chooses between the two, and a value other than its two is refused by name.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -21,20 +23,26 @@ using tra::Index;
 
 namespace {
 
-tra::ChunkData filled(const std::vector<double>& v) {
-  tra::ChunkData d("x", v.size());
+template <class T>
+tra::ElementData<T> filled(const std::vector<T>& v) {
+  tra::ElementData<T> d("x", v.size());
   auto h = Kokkos::create_mirror_view(d);
   for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
   Kokkos::deep_copy(d, h);
   return d;
 }
 
-std::vector<double> values(const tra::ChunkData& d) {
+template <class T>
+std::vector<T> values(const tra::ElementData<T>& d) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
-  return std::vector<double>(h.data(), h.data() + h.extent(0));
+  return std::vector<T>(h.data(), h.data() + h.extent(0));
 }
 
-bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0; }
+// Equal bits, or both NaN (a NaN's payload is the hardware's choice).
+template <class T>
+bool same_value(T a, T b) {
+  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 template <class F>
 einsum::ScalarProgram program_of() {
@@ -51,34 +59,45 @@ einsum::ScalarProgram program_of() {
 // x is rows x cols; y one value per column (a bias), broadcast over rows.
 constexpr Index kRows = 20, kCols = 16;
 
-template <class F>
+// Random values, with zeros of both signs, infinities, NaN and values
+// beyond exp's range among them.
+template <class T>
+std::vector<T> some_values(size_t n, unsigned seed) {
+  const T inf = std::numeric_limits<T>::infinity();
+  const T special[] = {T(0), -T(0), inf, -inf, std::numeric_limits<T>::quiet_NaN(), T(100), T(-100), T(1)};
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-3, 3);
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = i % 5 == 0 ? special[(i / 5 + seed) % 8] : static_cast<T>(u(gen));
+  return v;
+}
+
+template <class F, class T>
 void every_loop_gives_the_interpreters_bits() {
   const einsum::ScalarProgram p = program_of<F>();
-  std::mt19937_64 gen(3);
-  std::uniform_real_distribution<double> u(-3, 3);
-  std::vector<double> x(kRows * kCols), y(kCols);
-  for (double& v : x) v = u(gen);
-  for (double& v : y) v = u(gen);
-  const tra::ChunkData xd = filled(x), yd = filled(y);
-  auto f = [&](Index r, Index c) { return p.eval_as<double>(x[static_cast<size_t>(r * kCols + c)], y[static_cast<size_t>(c)]); };
+  const std::vector<T> x = some_values<T>(kRows * kCols, 3), y = some_values<T>(kCols, 4);
+  const tra::ElementData<T> xd = filled(x), yd = filled(y);
+  auto f = [&](Index r, Index c) { return p.eval_as<T>(x[static_cast<size_t>(r * kCols + c)], y[static_cast<size_t>(c)]); };
+  const char* type = sizeof(T) == sizeof(double) ? " (double)" : " (float)";
 
   kernels::Walk along;  // z[r, c] = f(x[r, c], y[c])
   along.rank = 2, along.extent[0] = kRows, along.extent[1] = kCols;
   along.stride_a[0] = kCols, along.stride_a[1] = 1, along.stride_b[1] = 1, along.stride_c[0] = kCols, along.stride_c[1] = 1;
-  tra::ChunkData z("z", x.size());
-  kernels::eval_walk("test", p, along, xd, yd, z);
-  std::vector<double> got = values(z);
+  tra::ElementData<T> z("z", x.size());
+  kernels::eval_walk<T>("test", p, along, xd, yd, z);
+  std::vector<T> got = values(z);
   for (Index r = 0; r < kRows; ++r)
     for (Index c = 0; c < kCols; ++c)
-      ASSERT_TRUE(same_value(got[static_cast<size_t>(r * kCols + c)], f(r, c))) << F::text << " walk " << r << "," << c;
+      ASSERT_TRUE(same_value(got[static_cast<size_t>(r * kCols + c)], f(r, c))) << F::text << type << " walk " << r << "," << c;
 
-  tra::ChunkData ya("y aligned", x.size());  // y[c] repeated on every row, for the aligned loop
-  std::vector<double> y_rows(x.size());
+  std::vector<T> y_rows(x.size());  // y[c] repeated on every row, for the aligned loop
   for (size_t i = 0; i < x.size(); ++i) y_rows[i] = y[i % kCols];
-  ya = filled(y_rows);
-  kernels::eval_elements("test", p, xd, ya, z);
+  kernels::eval_elements<T>("test", p, xd, filled(y_rows), z);
   got = values(z);
-  for (size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(same_value(got[i], p.eval_as<double>(x[i], y_rows[i]))) << F::text << " element " << i;
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(same_value(got[i], p.eval_as<T>(x[i], y_rows[i]))) << F::text << type << " element " << i;
+  kernels::eval_elements<T>("test", p, xd, tra::ElementData<T>(), z);  // no second input: y reads 0
+  got = values(z);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(same_value(got[i], p.eval_as<T>(x[i], T(0)))) << F::text << type << " element " << i << " (no y)";
 
   // Column sums (the host's by-columns loop) and row sums, host and device forms,
   // each of at most 32 terms: folded plainly in order.
@@ -89,22 +108,23 @@ void every_loop_gives_the_interpreters_bits() {
     (by_rows ? out : inner).stride_a[0] = 1, (by_rows ? out : inner).stride_b[0] = 1;
     (by_rows ? inner : out).stride_a[0] = kCols;
     out.stride_c[0] = 1;
-    tra::ChunkData host("host", static_cast<size_t>(out.extent[0])), device("device", static_cast<size_t>(out.extent[0]));
-    kernels::eval_reduce("test", p, einsum::AggOp::Sum, out, inner, xd, yd, host);
-    kernels::eval_reduce_device_form("test", p, einsum::AggOp::Sum, out, inner, xd, yd, device);
-    const std::vector<double> h = values(host), d = values(device);
+    tra::ElementData<T> host("host", static_cast<size_t>(out.extent[0])), device("device", static_cast<size_t>(out.extent[0]));
+    kernels::eval_reduce<T>("test", p, einsum::AggOp::Sum, out, inner, xd, yd, host);
+    kernels::eval_reduce_device_form<T>("test", p, einsum::AggOp::Sum, out, inner, xd, yd, device);
+    const std::vector<T> h = values(host), d = values(device);
     for (Index o = 0; o < out.extent[0]; ++o) {
-      double want = 0;
+      T want = 0;
       for (Index q = 0; q < inner.extent[0]; ++q) want += by_rows ? f(q, o) : f(o, q);
-      ASSERT_TRUE(same_value(h[static_cast<size_t>(o)], want)) << F::text << (by_rows ? " column " : " row ") << o << " (host)";
-      ASSERT_TRUE(same_value(d[static_cast<size_t>(o)], want)) << F::text << (by_rows ? " column " : " row ") << o << " (device form)";
+      ASSERT_TRUE(same_value(h[static_cast<size_t>(o)], want)) << F::text << type << (by_rows ? " column " : " row ") << o << " (host)";
+      ASSERT_TRUE(same_value(d[static_cast<size_t>(o)], want)) << F::text << type << (by_rows ? " column " : " row ") << o << " (device form)";
     }
   }
 }
 
 template <class... F>
 void for_every_form(std::tuple<F...>*) {
-  (every_loop_gives_the_interpreters_bits<F>(), ...);
+  (every_loop_gives_the_interpreters_bits<F, double>(), ...);
+  (every_loop_gives_the_interpreters_bits<F, float>(), ...);
 }
 
 }  // namespace
