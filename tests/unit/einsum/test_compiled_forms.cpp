@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/element_data.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/einsum/scalar_expr.hpp"
 #include "tra/kernels/element_evaluators.hpp"
@@ -22,17 +23,11 @@
 namespace einsum = tra::einsum;
 namespace forms = tra::einsum::forms;
 using tra::kernels::Compiled;
+using tra::testing::same_value;
 
 namespace {
 
 const tra::SourceLoc kWhere{"test", 1, 1};
-
-// Equal bits, or both NaN (a NaN's payload is the hardware's choice).
-template <class T>
-bool same_value(T a, T b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
 
 template <class T>
 std::vector<T> test_values() {

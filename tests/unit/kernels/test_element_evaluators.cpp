@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/element_data.hpp"
 #include "tra/common/error.hpp"
 #include "tra/kernels/element_evaluators.hpp"
 #include "tra/kernels/elementwise.hpp"
@@ -20,29 +21,11 @@
 namespace einsum = tra::einsum;
 namespace kernels = tra::kernels;
 using tra::Index;
+using tra::testing::filled;
+using tra::testing::same_value;
+using tra::testing::values;
 
 namespace {
-
-template <class T>
-tra::ElementData<T> filled(const std::vector<T>& v) {
-  tra::ElementData<T> d("x", v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-
-template <class T>
-std::vector<T> values(const tra::ElementData<T>& d) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
-  return std::vector<T>(h.data(), h.data() + h.extent(0));
-}
-
-// Equal bits, or both NaN (a NaN's payload is the hardware's choice).
-template <class T>
-bool same_value(T a, T b) {
-  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
-}
 
 template <class F>
 einsum::ScalarProgram program_of() {

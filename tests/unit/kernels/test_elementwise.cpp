@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "support/element_data.hpp"
 #include "support/tolerance.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/kernels/elementwise.hpp"
@@ -20,23 +21,10 @@
 namespace kernels = tra::kernels;
 using tra::ChunkData;
 using tra::Index;
+using tra::testing::filled;
+using tra::testing::values;
 
 namespace {
-
-template <class T>
-tra::ElementData<T> filled(const std::vector<T>& v) {
-  tra::ElementData<T> d("x", v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-
-template <class T>
-std::vector<T> values(const tra::ElementData<T>& d) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
-  return std::vector<T>(h.data(), h.data() + h.extent(0));
-}
 
 // x is rows × cols, row-major.
 struct Reduction {
