@@ -1,19 +1,13 @@
 #include "tra/einsum/compiled_forms.hpp"
 
+#include <type_traits>
+
 namespace tra::einsum {
 
-namespace {
-
-template <class... F>
-const char* form_text(const ScalarProgram& p, std::tuple<F...>*) {
-  double c[kFormConsts];
+const char* compiled_form(const ScalarProgram& p) {
   const char* text = nullptr;
-  static_cast<void>(((is_form<F>(p, c) ? (text = F::text, true) : false) || ...));
+  with_form(p, [&](auto* form, const double*) { text = std::remove_pointer_t<decltype(form)>::text; });
   return text;
 }
-
-}  // namespace
-
-const char* compiled_form(const ScalarProgram& p) { return form_text(p, static_cast<forms::All*>(nullptr)); }
 
 }  // namespace tra::einsum

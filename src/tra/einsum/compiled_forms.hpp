@@ -107,6 +107,23 @@ bool is_form(const ScalarProgram& p, double* c) {
   return true;
 }
 
+namespace detail {
+
+template <class Fn, class... F>
+bool with_form_of(const ScalarProgram& p, const Fn& fn, std::tuple<F...>*) {
+  double c[kFormConsts] = {};
+  return ((is_form<F>(p, c) && (fn(static_cast<F*>(nullptr), static_cast<const double*>(c)), true)) || ...);
+}
+
+}  // namespace detail
+
+// fn(static_cast<F*>(nullptr), c) for p's form F and its constants c, when
+// p has one; returns whether it had.
+template <class Fn>
+bool with_form(const ScalarProgram& p, const Fn& fn) {
+  return detail::with_form_of(p, fn, static_cast<forms::All*>(nullptr));
+}
+
 // The text of p's form ("x * a + y * b"), or null when p runs interpreted.
 const char* compiled_form(const ScalarProgram& p);
 

@@ -5,7 +5,6 @@
 // with the same two calls: e(a, b) for one element, e.block(a, b, out, n)
 // for a host's block of n <= ScalarProgram::kBlock elements (b may be null
 // for a program of one input: it reads 0 there).
-#include <tuple>
 #include <type_traits>
 
 #include "tra/einsum/compiled_forms.hpp"
@@ -41,30 +40,16 @@ bool compiled_forms_enabled();
 // The decision from the variable's value (null where unset).
 bool decide_compiled_forms(const char* value);
 
-namespace detail {
-
-template <class T, class Fn, class... F>
-bool with_form(const einsum::ScalarProgram& p, const Fn& fn, std::tuple<F...>*) {
-  auto one = [&](auto* form) {
-    using Form = std::remove_pointer_t<decltype(form)>;
-    double c[einsum::kFormConsts] = {};
-    if (!einsum::is_form<Form>(p, c)) return false;
-    Compiled<Form, T> e;
-    for (int i = 0; i < einsum::kFormConsts; ++i) e.c[i] = static_cast<T>(c[i]);
-    fn(e);
-    return true;
-  };
-  return (one(static_cast<F*>(nullptr)) || ...);
-}
-
-}  // namespace detail
-
 // fn(e) with p's evaluator on elements of type T: its compiled form's, or
 // the interpreter.
 template <class T, class Fn>
 void with_evaluator(const einsum::ScalarProgram& p, const Fn& fn) {
-  if (compiled_forms_enabled() && detail::with_form<T>(p, fn, static_cast<einsum::forms::All*>(nullptr))) return;
-  fn(Interpreted<T>{p});
+  const bool compiled = compiled_forms_enabled() && einsum::with_form(p, [&](auto* form, const double* c) {
+                          Compiled<std::remove_pointer_t<decltype(form)>, T> e;
+                          for (int i = 0; i < einsum::kFormConsts; ++i) e.c[i] = static_cast<T>(c[i]);
+                          fn(e);
+                        });
+  if (!compiled) fn(Interpreted<T>{p});
 }
 
 }  // namespace tra::kernels

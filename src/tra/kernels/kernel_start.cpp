@@ -56,11 +56,11 @@ einsum::ScalarProgram every_operation() {
 }
 
 // The element loops of kernels/elementwise.hpp, each form once on `every`
-// (the interpreter's program of every operation, or a compiled form's): aligned, broadcasting, and two reductions (the
-// aggregation is an argument, not a form of its own): one long enough to
-// use every level of the device's form (a level per kFoldWidth values), one
-// of outputs along a row of an input read by columns (a bias gradient's
-// form on a host).
+// (the interpreter's program of every operation, or a compiled form's):
+// aligned, broadcasting, and two reductions (the aggregation is an
+// argument, not a form of its own): one long enough to use every level of
+// the device's form (a level per kFoldWidth values), one of outputs along a
+// row of an input read by columns (a bias gradient's form on a host).
 template <class T>
 void start_element_loops(const einsum::ScalarProgram& every) {
   const Index n = kFoldWidth + 1;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "support/element_data.hpp"
+#include "support/form_program.hpp"
 #include "tra/einsum/parser.hpp"
 #include "tra/einsum/scalar_expr.hpp"
 #include "tra/kernels/element_evaluators.hpp"
@@ -39,22 +40,10 @@ std::vector<T> test_values() {
   return v;
 }
 
-// F's program with constants `c` (in the order it pushes them).
-template <class F>
-einsum::ScalarProgram program_of(const double* c) {
-  einsum::ScalarProgram p;
-  int k = 0;
-  for (einsum::Op op : F::ops) {
-    if (op == einsum::Op::Const) p.imm[p.size] = c[k++];
-    p.ops[p.size++] = op;
-  }
-  return p;
-}
-
 template <class F, class T>
 void expect_form_equals_interpreter() {
   const double c[einsum::kFormConsts] = {0.9, 1e-8};  // neither exact in float: the rounding to T is checked too
-  const einsum::ScalarProgram p = program_of<F>(c);
+  const einsum::ScalarProgram p = tra::testing::form_program<F>(c);
   double read[einsum::kFormConsts] = {};
   ASSERT_TRUE(einsum::is_form<F>(p, read)) << F::text;
   ASSERT_STREQ(einsum::compiled_form(p), F::text);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/element_data.hpp"
+#include "support/form_program.hpp"
 #include "tra/common/error.hpp"
 #include "tra/kernels/element_evaluators.hpp"
 #include "tra/kernels/elementwise.hpp"
@@ -27,16 +28,11 @@ using tra::testing::values;
 
 namespace {
 
+// F's program, its first constant not exact in float.
 template <class F>
 einsum::ScalarProgram program_of() {
-  einsum::ScalarProgram p;
-  const double c[] = {0.9, 7.5};
-  int k = 0;
-  for (einsum::Op op : F::ops) {
-    if (op == einsum::Op::Const) p.imm[p.size] = c[k++];
-    p.ops[p.size++] = op;
-  }
-  return p;
+  const double c[einsum::kFormConsts] = {0.9, 7.5};
+  return tra::testing::form_program<F>(c);
 }
 
 // x is rows x cols; y one value per column (a bias), broadcast over rows.
