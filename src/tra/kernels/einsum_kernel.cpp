@@ -108,6 +108,7 @@ EinSumKernel::EinSumKernel(const einsum::EinSum& st, const std::map<Label, Index
     sparse_transposed_ = s[0] == summed;
     sparse_dense_order_ = {summed, d[0] == summed ? d[1] : d[0]};
     sparse_out_order_ = {sparse_transposed_ ? s[1] : s[0], sparse_dense_order_[1]};
+    adds_into_ = z_labels_ == sparse_out_order_;
     return;
   }
   if (inputs_ == 2 && agg_ == einsum::AggOp::Sum && join_.is_scaled_product(&alpha_)) {
@@ -143,6 +144,7 @@ EinSumKernel::EinSumKernel(const einsum::EinSum& st, const std::map<Label, Index
       }
     }
   }
+  adds_into_ = gemm_ && z_labels_ == concat({&batch_, &rows_, &cols_});
 }
 
 Shape EinSumKernel::shape_of(const Labels& ls) const {
@@ -235,11 +237,6 @@ Chunk EinSumKernel::apply_gemm(const Chunk& x, const Chunk& y) const {
   gemm(x, y, zc, 0.0);
   if (z_labels_ == z_n) return zc;
   return permute(zc, permutation(z_n, z_labels_));
-}
-
-bool EinSumKernel::adds_into() const {
-  if (sparse()) return z_labels_ == sparse_out_order_;
-  return gemm_ && z_labels_ == concat({&batch_, &rows_, &cols_});
 }
 
 void EinSumKernel::apply_add(const Chunk& x, const Chunk& y, Chunk& z) const {

@@ -55,7 +55,8 @@ class EinSumKernel {
   // A GEMM whose output needs no final permutation can add its product into
   // an existing chunk (beta = 1): z += x ⊗ y summed. A join that feeds a sum
   // aggregation then accumulates each group in place (exec/join_aggregate).
-  bool adds_into() const;
+  // Set at construction: the cost model asks it of every join per plan tried.
+  bool adds_into() const { return adds_into_; }
   void apply_add(const Chunk& x, const Chunk& y, Chunk& z) const;
   std::string name() const;
 
@@ -91,6 +92,7 @@ class EinSumKernel {
   bool sparse_transposed_ = false;
   double stored_per_call_ = 0;
   einsum::Labels sparse_dense_order_, sparse_out_order_;
+  bool adds_into_ = false;
 };
 
 }  // namespace tra::kernels

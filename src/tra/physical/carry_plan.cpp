@@ -54,8 +54,12 @@ std::vector<IaNode> carries(const IaPlan& plan, const std::vector<int>& live, co
     if (auto x = carried.find(n.scan().source->name); x != carried.end())
       scans_of[static_cast<size_t>(std::distance(carried.begin(), x))].push_back(i);
   }
+  // A carry per Scan at most, and one more per tensor for its regridded
+  // chunks: nodes are large, so reserved once, but no larger than that.
+  size_t at_most = carried.size();
+  for (const auto& s : scans_of) at_most += s.size();
   std::vector<IaNode> out;
-  out.reserve(carried.size() + live.size() / 4);  // nodes are large: moved as few times as may be
+  out.reserve(at_most);
   size_t t = 0;
   for (const auto& [x, root] : carried) {
     const int next = plan.roots.at(static_cast<size_t>(root));

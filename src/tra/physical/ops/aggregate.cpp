@@ -19,7 +19,7 @@ void infer(AggParams& p, IaNode& n, const Context& c) {
   std::vector<std::pair<Key, int>> member;
   member.reserve(x.dist.at.size());
   for (const auto& [k, site] : x.dist.at) member.emplace_back(project(k, p.group_by), site);
-  std::sort(member.begin(), member.end());
+  if (!std::is_sorted(member.begin(), member.end())) std::sort(member.begin(), member.end());  // often in order already
   std::vector<std::pair<std::pair<Key, int>, Index>> members;
   for (auto& m : member)
     if (!members.empty() && members.back().first == m) ++members.back().second;
