@@ -97,6 +97,21 @@ bool cheaper(const PlannedDeck& a, const PlannedDeck& b) {
 // ranks without BMM, ffnn_gradients at 2 and nn_wide at 4 ranks without
 // scan-all or broadcast (0.1-0.7% of the estimate), transe at 8 ranks
 // without R2-5 or mixed (1.4%).
+//
+// Two moves of several joins were tried and not kept (2026-12). One made
+// every reader of a shared relation take it broadcast together: it closed
+// none. The other, a phase after strategies-again, took each family the
+// plan uses out of its joins (each moved to its cheapest plan of another
+// family, its neighbours settled again as strategies-again settles them)
+// and kept the plan when cheaper: it closed 14 of the 32 gaps (nnmf at 4
+// and 8 ranks, 0.747 -> 0.686 and 0.707 -> 0.660 ms; transe at 8 ranks,
+// 1.463 -> 1.400 ms, the restricted searches' 1.402), opened 10 more
+// (speech_ffnn at 2 ranks, nn_wide and nn_large at 4: 0.3-1.1%, the
+// restricted searches doing the same move from other plans), changed no
+// plan at perf/train's and perf/graph's sizes, and cost 1.8x the planning
+// time (this test 9.5 -> 17.5 minutes; transe at 8 ranks 1.8 -> 4.5 s).
+// The search's trials must be cheaper first: each costs the plan's length
+// (docs/performance.md, "Where planning time goes").
 const std::set<std::string> kKnownGaps = {
     "attention.yaml 8 --disable BMM",
     "ffnn_gradients.yaml 2 --disable scan-all",
