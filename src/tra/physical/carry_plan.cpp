@@ -44,7 +44,18 @@ std::map<Key, std::set<int>> regrid_sites(const IaNode& next, const std::vector<
   return out;
 }
 
-std::vector<IaNode> carries(const IaPlan& plan, const std::vector<int>& live, const CarriedRoots& carried) {
+namespace {
+
+// The carries of a training step's plan, as their parameters (X named, not
+// copied: the search costs them for every candidate), each with X.next's node.
+struct CarrySpec {
+  int next;
+  const std::string* tensor;
+  std::vector<int> scans;
+  bool regrid;
+};
+
+std::vector<CarrySpec> carry_specs(const IaPlan& plan, const std::vector<int>& live, const CarriedRoots& carried) {
   // The Scans of each carried tensor, in the order of `carried` (the search
   // calls this for every candidate).
   std::vector<std::vector<int>> scans_of(carried.size());
@@ -54,27 +65,29 @@ std::vector<IaNode> carries(const IaPlan& plan, const std::vector<int>& live, co
     if (auto x = carried.find(n.scan().source->name); x != carried.end())
       scans_of[static_cast<size_t>(std::distance(carried.begin(), x))].push_back(i);
   }
-  // A carry per Scan at most, and one more per tensor for its regridded
-  // chunks: nodes are large, so reserved once, but no larger than that.
-  size_t at_most = carried.size();
-  for (const auto& s : scans_of) at_most += s.size();
-  std::vector<IaNode> out;
-  out.reserve(at_most);
+  std::vector<CarrySpec> out;
   size_t t = 0;
   for (const auto& [x, root] : carried) {
     const int next = plan.roots.at(static_cast<size_t>(root));
-    auto carry = [&](std::vector<int> scans, bool regrid) {
-      IaNode c;
-      c.params = CarryParams{x, std::move(scans), regrid};
-      c.inputs = {next};
-      out.push_back(std::move(c));
-    };
     std::vector<int> other_chunks;
     for (int s : scans_of[t++]) {
-      if (plan.node(s).type.chunk_shape == plan.node(next).type.chunk_shape) carry({s}, false);
+      if (plan.node(s).type.chunk_shape == plan.node(next).type.chunk_shape) out.push_back({next, &x, {s}, false});
       else other_chunks.push_back(s);
     }
-    if (!other_chunks.empty()) carry(std::move(other_chunks), true);
+    if (!other_chunks.empty()) out.push_back({next, &x, std::move(other_chunks), true});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<IaNode> carries(const IaPlan& plan, const std::vector<int>& live, const CarriedRoots& carried) {
+  std::vector<IaNode> out;
+  for (CarrySpec& s : carry_specs(plan, live, carried)) {
+    IaNode c;
+    c.params = CarryParams{*s.tensor, std::move(s.scans), s.regrid};
+    c.inputs = {s.next};
+    out.push_back(std::move(c));
   }
   return out;
 }
@@ -82,13 +95,13 @@ std::vector<IaNode> carries(const IaPlan& plan, const std::vector<int>& live, co
 void add_carry_costs(PlanCost& c, const IaPlan& plan, const std::vector<int>& live, const CarriedRoots& carried, const Rates& rates) {
   if (carried.empty()) return;
   const ops::Context context{plan, plan.nsites};
-  for (IaNode& n : carries(plan, live, carried)) {
-    const CarryParams& p = n.carry();
-    ops::infer_traffic(p, n, context);
-    const double seconds = ops::seconds(p, n, rates, false);
+  for (const CarrySpec& s : carry_specs(plan, live, carried)) {
+    const IaNode& next = plan.node(s.next);
+    const ops::CarryTraffic t = ops::carry_traffic(s.scans, s.regrid, next, context);
+    const double seconds = ops::carry_seconds(t.busiest, t.everywhere, next.type.dtype, rates);
     c.seconds += seconds;
-    c.floats_moved += n.predicted_floats;
-    c.paper_cost += n.paper_cost;
+    c.floats_moved += t.floats;
+    c.paper_cost += t.paper_cost;
     ++c.operators;
     c.node_seconds.push_back(seconds);
   }

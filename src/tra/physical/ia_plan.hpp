@@ -44,6 +44,7 @@ class SitedKeys {
   bool empty() const { return items().empty(); }
   const value_type& operator[](size_t i) const { return items()[i]; }
   void emplace_back(Key k, int site) { writable().emplace_back(std::move(k), site); }
+  void reserve(size_t n) { writable().reserve(n); }  // inference knows most counts: no regrowing
   bool operator==(const SitedKeys& o) const { return shared_ == o.shared_ || items() == o.items(); }  // same pairs, same order
 
  private:

@@ -26,9 +26,7 @@ class Inference {
  public:
   // Over the nodes in `order` (inputs first), which messages name by their
   // place in it.
-  Inference(IaPlan& p, const std::vector<int>& order) : p_(p), s_(p.nsites), order_(order), name_(p.nodes.size(), -1) {
-    for (size_t k = 0; k < order.size(); ++k) name_[static_cast<size_t>(order[k])] = static_cast<int>(k);
-  }
+  Inference(IaPlan& p, const std::vector<int>& order) : p_(p), s_(p.nsites), order_(order) {}
 
   // A node is inferred again when it is stale or an input's result changed.
   // Its consumers read only its type, distribution and scattering, so when
@@ -38,6 +36,7 @@ class Inference {
     std::vector<bool> changed(p_.nodes.size(), false);
     bool any_changed = false;  // until then, no node has an input that changed
     std::vector<int> redone;
+    if (overwritten) overwritten->reserve(16);  // a search's edit infers a few nodes again, rarely more
     for (int node : order_) {
       const auto i = static_cast<size_t>(node);
       IaNode& n = p_.nodes[i];
@@ -91,10 +90,8 @@ class Inference {
     for (int i : n.inputs) {
       const IaNode& x = p_.node(i);
       if (!x.scattered || n.kind() == IaNode::Kind::Shuffle || !n.invalid.empty()) continue;
-      if (n.kind() != IaNode::Kind::LocalAgg)
-        n.invalid = "reads partial aggregates (p" + std::to_string(name_[static_cast<size_t>(i)]) + ") that were never combined";
-      else if (!combines(n, x))
-        n.invalid = "aggregates partial aggregates (p" + std::to_string(name_[static_cast<size_t>(i)]) + ") with another ⊕ or after a map";
+      if (n.kind() != IaNode::Kind::LocalAgg) n.invalid = "reads partial aggregates (p" + std::to_string(name(i)) + ") that were never combined";
+      else if (!combines(n, x)) n.invalid = "aggregates partial aggregates (p" + std::to_string(name(i)) + ") with another ⊕ or after a map";
     }
   }
 
@@ -110,10 +107,12 @@ class Inference {
   }
 
   const IaNode& in(const IaNode& n, size_t k = 0) const { return p_.node(n.inputs.at(k)); }
+  // Node i's number in messages: its place in the order (looked up for a
+  // message only: most inferences have none).
+  int name(int i) const { return static_cast<int>(std::find(order_.begin(), order_.end(), i) - order_.begin()); }
   IaPlan& p_;
   int s_;
   const std::vector<int>& order_;
-  std::vector<int> name_;  // a node's number in messages
 };
 
 std::vector<int> every_node(const IaPlan& p) {

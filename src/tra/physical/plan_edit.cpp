@@ -126,6 +126,69 @@ std::vector<int> topological_order(const IaPlan& p, const std::vector<int>& rank
   return order;
 }
 
+std::vector<int> topological_order_after_edit(const IaPlan& p, const std::vector<int>& before, size_t size_before) {
+  const size_t n = p.nodes.size();
+  std::vector<char> needed(n, 0);
+  std::vector<int> todo(p.roots.begin(), p.roots.end());
+  while (!todo.empty()) {
+    const int i = todo.back();
+    todo.pop_back();
+    if (needed[static_cast<size_t>(i)]) continue;
+    needed[static_cast<size_t>(i)] = 1;
+    for (int j : p.nodes[static_cast<size_t>(i)].inputs)
+      if (!needed[static_cast<size_t>(j)]) todo.push_back(j);
+  }
+  // The needed nodes in rank order.
+  std::vector<int> by_rank, rank(n, -1);
+  by_rank.reserve(before.size() + (n - size_before));
+  auto take = [&](size_t i) {
+    rank[i] = static_cast<int>(by_rank.size());
+    by_rank.push_back(static_cast<int>(i));
+  };
+  for (int i : before)
+    if (needed[static_cast<size_t>(i)]) take(static_cast<size_t>(i));
+  for (size_t i = size_before; i < n; ++i)
+    if (needed[i]) take(i);
+  for (size_t i = 0; i < size_before; ++i)
+    if (needed[i] && rank[i] < 0) take(i);
+  // Kahn's algorithm as topological_order() runs it, the users of a node
+  // listed only for the few nodes passed over (those an edit put before an
+  // input it appended, and theirs): waiting[] heads, for each node not yet
+  // placed, the list of passed nodes that wait for it.
+  std::vector<char> placed(n, 0);
+  std::vector<int> pending(n, 0), waiting(n, -1);
+  std::vector<std::pair<int, int>> waits;  // (waiting node, next in the list)
+  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready_again;
+  std::vector<int> order;
+  order.reserve(by_rank.size());
+  size_t next = 0;
+  while (!ready_again.empty() || next < by_rank.size()) {
+    int i;
+    if (!ready_again.empty()) {
+      i = ready_again.top().second;
+      ready_again.pop();
+    } else {
+      i = by_rank[next++];
+      const auto& ins = p.nodes[static_cast<size_t>(i)].inputs;
+      for (size_t k = 0; k < ins.size(); ++k) {
+        const auto in = static_cast<size_t>(ins[k]);
+        if (placed[in] || std::find(ins.begin(), ins.begin() + static_cast<long>(k), ins[k]) != ins.begin() + static_cast<long>(k)) continue;
+        ++pending[static_cast<size_t>(i)];
+        waits.emplace_back(i, waiting[in]);
+        waiting[in] = static_cast<int>(waits.size()) - 1;
+      }
+      if (pending[static_cast<size_t>(i)] > 0) continue;  // passed over
+    }
+    order.push_back(i);
+    placed[static_cast<size_t>(i)] = 1;
+    for (int w = waiting[static_cast<size_t>(i)]; w >= 0; w = waits[static_cast<size_t>(w)].second) {
+      const int u = waits[static_cast<size_t>(w)].first;
+      if (--pending[static_cast<size_t>(u)] == 0) ready_again.emplace(rank[static_cast<size_t>(u)], u);
+    }
+  }
+  return order;
+}
+
 std::vector<int> reorder(IaPlan& p, const std::vector<int>& order) {
   std::vector<int> position(p.nodes.size(), -1);
   for (size_t k = 0; k < order.size(); ++k) position[static_cast<size_t>(order[k])] = static_cast<int>(k);

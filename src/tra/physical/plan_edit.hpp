@@ -19,6 +19,12 @@ bool needed(const IaPlan& p, int i);
 // The nodes some root needs, inputs before their consumers; among the nodes
 // ready, the one of smallest rank comes first (rank[i]; without ranks, i).
 std::vector<int> topological_order(const IaPlan& p, const std::vector<int>& rank = {});
+// The same order after an edit of a plan whose nodes were `before` (in
+// order) when it had `size_before` nodes: ranked by their places in
+// `before`, then the nodes appended, then any others the roots need now, by
+// index. An edit rarely breaks that order, and then it is the answer
+// without a sort or a queue (the search orders its plan once per trial).
+std::vector<int> topological_order_after_edit(const IaPlan& p, const std::vector<int>& before, size_t size_before);
 // Keeps the nodes in `order` only, in that order (a topological order of the
 // nodes the roots need); returns where each node went (-1: removed).
 std::vector<int> reorder(IaPlan& p, const std::vector<int>& order);

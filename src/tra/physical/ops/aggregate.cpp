@@ -33,6 +33,7 @@ void infer(AggParams& p, IaNode& n, const Context& c) {
   const bool folds = std::holds_alternative<AggKernel::Fold>(p.kernel.reduce);
   const bool keeps_whole = std::holds_alternative<AggKernel::Assemble>(p.kernel.reduce) && x.type.chunk_shape == n.out_type.chunk_shape;
   auto group_work = [&](Index count) { return folds ? (count - 1) * f : count == 1 && keeps_whole ? 0 : f; };
+  n.dist.at.reserve(members.size());
   for (const auto& [g, count] : members) {
     n.dist.at.emplace_back(g.first, g.second);
     if (g.second >= 0) {

@@ -15,6 +15,7 @@ void infer(BcastParams&, IaNode& n, const Context& c) {
   if (x.dist.everywhere) n.invalid = "broadcasts a relation that is already on every site";
   else if (x.type.sparse()) n.invalid = "broadcasts a sparse relation (its blocks are read where they are needed instead)";
   n.dist.everywhere = true;
+  n.dist.at.reserve(x.dist.at.size());
   for (const auto& [k, site] : x.dist.at) n.dist.at.emplace_back(k, kEverySite);
   const Index f = volume(x.type.chunk_shape);
   if (x.dist.everywhere) return;

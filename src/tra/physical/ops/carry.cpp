@@ -13,34 +13,36 @@ namespace ops {
 namespace {
 
 // Each tuple of `next` with the sites it goes to (its own among them, when
-// it stays), and the traffic that makes; `place`: also the tuples' places
-// (inference), else the traffic alone (the search's costing of a candidate).
+// it stays), and the traffic that makes; with `placed`, also the tuples'
+// places (inference), else the traffic alone (the search's costing of a
+// candidate).
 class Destinations {
  public:
-  Destinations(const IaNode& next, int nsites, bool place)
-      : chunk_(volume(next.type.chunk_shape)), sent_(static_cast<size_t>(nsites), 0), received_(sent_), place_(place) {}
+  Destinations(const IaNode& next, int nsites, Distribution* placed)
+      : chunk_(volume(next.type.chunk_shape)), sent_(static_cast<size_t>(nsites), 0), received_(sent_), placed_(placed) {}
 
   // Key k, on `from` (kEverySite: on every site), goes to `to`.
-  void send(IaNode& n, const Key& k, int from, int to) {
-    if (place_) n.dist.at.emplace_back(k, to);
-    count(n, from, to);
+  void send(const Key& k, int from, int to) {
+    if (placed_) placed_->at.emplace_back(k, to);
+    count(from, to);
   }
   // A chunk from `from` to `to`: the traffic alone.
-  void count(IaNode& n, int from, int to) {
+  void count(int from, int to) {
     if (from == kEverySite || from == to) return;  // every site holds every chunk already, or it stays
-    n.predicted_floats += chunk_;
+    floats_ += chunk_;
     sent_[static_cast<size_t>(from)] += chunk_;
     received_[static_cast<size_t>(to)] += chunk_;
   }
-  void place_everywhere(IaNode& n, const Key& k) const {
-    if (place_) n.dist.at.emplace_back(k, kEverySite);
+  void place_everywhere(const Key& k) const {
+    if (placed_) placed_->at.emplace_back(k, kEverySite);
   }
+  Index floats() const { return floats_; }
   Index busiest() const { return std::max(max_of(sent_), max_of(received_)); }
 
  private:
-  Index chunk_;
+  Index chunk_, floats_ = 0;
   std::vector<Index> sent_, received_;
-  bool place_;
+  Distribution* placed_;
 };
 
 bool inside(const Key& k, const Shape& frontier) {
@@ -49,52 +51,71 @@ bool inside(const Key& k, const Shape& frontier) {
   return true;
 }
 
-void carry(const CarryParams& p, IaNode& n, const Context& c, bool place) {
-  const IaNode& next = c.in(n);
+// The traffic of carrying `next` to the Scans `scan_ids` (chunk for chunk,
+// or `regrid`ded), and with `placed` where its tuples go; why it cannot, in
+// `invalid`.
+CarryTraffic carry(const std::vector<int>& scan_ids, bool regrid, const IaNode& next, const Context& c, Distribution* placed, std::string& invalid) {
+  CarryTraffic t;
   std::vector<const IaNode*> scans;
-  for (int i : p.scans) scans.push_back(&c.plan.node(i));
+  for (int i : scan_ids) scans.push_back(&c.plan.node(i));
   if (scans.empty()) {
-    n.invalid = "carries " + p.tensor + " to no Scan";
-    return;
+    invalid = "to no Scan";
+    return t;
   }
-  Destinations to(next, c.nsites, place);
-  if (p.regrid) {
-    n.dist.everywhere = next.dist.everywhere;  // then every site has every chunk: nothing moves
+  Destinations to(next, c.nsites, placed);
+  if (regrid) {
+    t.everywhere = next.dist.everywhere;  // then every site has every chunk: nothing moves
     const auto sites = regrid_sites(next, scans, c.nsites);
     for (const auto& [k, site] : next.dist.at) {
-      if (next.dist.everywhere) to.send(n, k, kEverySite, kEverySite);
+      if (next.dist.everywhere) to.send(k, kEverySite, kEverySite);
       else
-        for (int r : sites.at(k)) to.send(n, k, site, r);
+        for (int r : sites.at(k)) to.send(k, site, r);
     }
   } else if (next.type.chunk_shape != scans[0]->type.chunk_shape) {
-    n.invalid = "carries " + p.tensor + " chunk for chunk to a Scan on other chunks (regrid it)";
-    return;
+    invalid = "chunk for chunk to a Scan on other chunks (regrid it)";
+    return t;
   } else if (const IaNode& scan = *scans[0]; scan.dist.everywhere) {  // to every site
-    n.dist.everywhere = true;
+    t.everywhere = true;
     for (const auto& [k, site] : next.dist.at) {
-      to.place_everywhere(n, k);
-      for (int r = 0; r < c.nsites; ++r) to.count(n, site, r);
+      to.place_everywhere(k);
+      for (int r = 0; r < c.nsites; ++r) to.count(site, r);
     }
   } else {  // to the Scan's site for each key it reads (its placement's, as its inference placed them)
     const Placement& at = scan.placement();
     for (const auto& [k, site] : next.dist.at)
-      if (inside(k, scan.type.frontier)) to.send(n, k, site, at.site_of(k, scan.site_grid(), c.nsites));
+      if (inside(k, scan.type.frontier)) to.send(k, site, at.site_of(k, scan.site_grid(), c.nsites));
   }
-  n.paper_cost = static_cast<double>(next.dist.tuples() * volume(next.type.chunk_shape));
-  n.site_floats_in = to.busiest();
+  t.floats = to.floats();
+  t.busiest = to.busiest();
+  t.paper_cost = static_cast<double>(next.dist.tuples() * volume(next.type.chunk_shape));
+  return t;
 }
 
 }  // namespace
 
-void infer(CarryParams& p, IaNode& n, const Context& c) { carry(p, n, c, true); }
+void infer(CarryParams& p, IaNode& n, const Context& c) {
+  std::string invalid;
+  const CarryTraffic t = carry(p.scans, p.regrid, c.in(n), c, &n.dist, invalid);
+  if (!invalid.empty()) n.invalid = "carries " + p.tensor + " " + invalid;
+  n.dist.everywhere = t.everywhere;
+  n.predicted_floats = t.floats;
+  n.paper_cost = t.paper_cost;
+  n.site_floats_in = t.busiest;
+}
 
-void infer_traffic(const CarryParams& p, IaNode& n, const Context& c) { carry(p, n, c, false); }
+CarryTraffic carry_traffic(const std::vector<int>& scans, bool regrid, const IaNode& next, const Context& c) {
+  std::string invalid;
+  return carry(scans, regrid, next, c, nullptr, invalid);
+}
+
+double carry_seconds(Index busiest, bool everywhere, DType dtype, const Rates& r) {
+  return r.latency + static_cast<double>(busiest) * static_cast<double>(element_bytes(dtype)) / (everywhere ? r.bcast_bytes : r.shuffle_bytes);
+}
 
 // A start-up latency and the busiest site's bytes sent or received, at the
 // rate of the collective that moves them.
 double seconds(const CarryParams&, const IaNode& n, const Rates& r, bool) {
-  return r.latency + static_cast<double>(n.site_floats_in) * static_cast<double>(element_bytes(n.type.dtype)) /
-                         (n.dist.everywhere ? r.bcast_bytes : r.shuffle_bytes);
+  return carry_seconds(n.site_floats_in, n.dist.everywhere, n.type.dtype, r);
 }
 
 std::string text(const CarryParams& p) { return " " + p.tensor + " to " + dims_list(p.scans) + (p.regrid ? " regrid" : ""); }

@@ -39,10 +39,17 @@ bool operator==(const CarryParams& a, const CarryParams& b);
 namespace ops {
 inline double call_flops(const CarryParams&) { return 0; }
 void infer(CarryParams& p, IaNode& n, const Context& c);
-// The same but the distribution's keys: what it moves and its busiest
-// site's share, all its time needs (the search costs every candidate's
-// carries, physical/cost_model.hpp).
-void infer_traffic(const CarryParams& p, IaNode& n, const Context& c);
+// What a carry of `next` to `scans` moves and its busiest site's share, all
+// its time needs, without its distribution's keys or a node to hold them:
+// the search costs every candidate's carries (physical/carry_plan.hpp).
+struct CarryTraffic {
+  Index floats = 0;
+  Index busiest = 0;  // floats the busiest site sends or receives
+  double paper_cost = 0;
+  bool everywhere = false;  // onto every site: a broadcast
+};
+CarryTraffic carry_traffic(const std::vector<int>& scans, bool regrid, const IaNode& next, const Context& c);
+double carry_seconds(Index busiest, bool everywhere, DType dtype, const Rates& r);
 double seconds(const CarryParams& p, const IaNode& n, const Rates& r, bool gemm_folds);
 std::string text(const CarryParams& p);
 // What it does in words, for EXPLAIN and the run reports: derived from

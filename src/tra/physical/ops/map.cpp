@@ -29,6 +29,7 @@ Index calls_per_tuple(const MapParams& p) {
 void infer(MapParams& p, IaNode& n, const Context& c) {
   const IaNode& x = c.in(n);
   n.dist.everywhere = x.dist.everywhere;
+  if (!p.expand) n.dist.at.reserve(x.dist.at.size());
   for (const auto& [k, site] : x.dist.at) {
     if (p.expand)
       for (Key& o : expand_keys(*p.expand, k)) n.dist.at.emplace_back(std::move(o), site);

@@ -18,6 +18,7 @@ void infer(ScanParams& p, IaNode& n, const Context& c) {
   n.dist.everywhere = p.placement.is_all();
   if (p.site_grid.empty()) p.site_grid = f;
   p.placement.fix_grid(p.site_grid, c.nsites);
+  n.dist.at.reserve(static_cast<size_t>(volume(f)));
   for_each_key(f, [&](const Key& k) { n.dist.at.emplace_back(k, n.dist.everywhere ? kEverySite : p.placement.site_of(k, p.site_grid, c.nsites)); });
   n.site_calls = max_of(per_site(n.dist, c.nsites));
   n.site_floats_in = n.site_calls * volume(n.out_type.chunk_shape);

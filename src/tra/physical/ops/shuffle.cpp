@@ -21,6 +21,7 @@ void infer(ShuffleParams& p, IaNode& n, const Context& c) {
   const std::vector<Index>* filled = x.dist.filled_rows.get();
   const Index row_floats = filled && f > 0 ? f / x.type.chunk_shape.at(0) : 0;
   std::vector<Index> sent(static_cast<size_t>(s), 0), received(static_cast<size_t>(s), 0);
+  n.dist.at.reserve(x.dist.at.size());
   for (size_t i = 0; i < x.dist.at.size(); ++i) {
     const auto& [k, site] = x.dist.at[i];
     const int to = p.placement.site_of(k, p.site_grid, s);

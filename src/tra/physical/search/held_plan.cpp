@@ -33,7 +33,9 @@ uint64_t rules_not_at(IaNode::Kind k) {
   return it == bits.end() ? 0 : it->second;
 }
 
-void Held::edited(const Trial& t) {
+void Held::edited(Trial& t) {
+  t.keep_links(std::move(links));
+  links = Links(plan);
   no_match.resize(plan.nodes.size(), 0);  // appended nodes: nothing learnt yet
   constexpr int kFar = 3;
   std::vector<int> levels_above(plan.nodes.size(), kFar);  // how far above a node inferred again

@@ -4,7 +4,6 @@
 // needs a copy of the plan. Internal to the optimizer (optimizer.hpp).
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -18,61 +17,80 @@
 
 namespace tra::physical {
 
+// A plan's links as they stand between the search's edits: every node's
+// inputs and whether it is stale, the roots and the TRA nodes' results. The
+// held plan keeps them (Held::links), so that a trial, which most often
+// finds nothing to rewrite or is taken back, copies none of them; an edit
+// that is kept takes the old ones along, to put back if it is undone.
+struct Links {
+  std::vector<int> first;  // node i's inputs: inputs[first[i]] up to inputs[first[i + 1] - 1]
+  std::vector<int> inputs;
+  std::vector<char> stale;
+  std::vector<int> roots, tra_to_ia;
+
+  Links() = default;
+  explicit Links(const IaPlan& p) : first{0}, roots(p.roots), tra_to_ia(p.tra_to_ia) {
+    first.reserve(p.nodes.size() + 1);
+    inputs.reserve(2 * p.nodes.size());
+    stale.reserve(p.nodes.size());
+    for (const auto& n : p.nodes) {
+      inputs.insert(inputs.end(), n.inputs.begin(), n.inputs.end());
+      first.push_back(static_cast<int>(inputs.size()));
+      stale.push_back(n.stale);
+    }
+  }
+  // Whether node i, n, has the inputs it had.
+  bool same_inputs(size_t i, const IaNode& n) const {
+    const auto from = inputs.begin() + first[i], to = inputs.begin() + first[i + 1];
+    return static_cast<long>(n.inputs.size()) == to - from && std::equal(from, to, n.inputs.begin());
+  }
+  // Node i, n, linked as it was.
+  void restore(size_t i, IaNode& n) const {
+    n.inputs.assign(inputs.begin() + first[i], inputs.begin() + first[i + 1]);
+    n.stale = stale[i];
+  }
+};
+
 // What an edit of a plan in place may change besides the nodes it appends: a
 // rule changes the parameters of the node it rewrites and the inputs, roots
 // and results of others, never a distribution (which the snapshot leaves out,
 // as it is large). A join strategy changes the join's parameters and inputs
-// and the inputs of the aggregation after it, the same kinds of fields.
+// and the inputs of the aggregation after it, the same kinds of fields. The
+// links before the edit are the held plan's (Links).
 struct Snapshot {
   size_t size;
   int at;
   IaNode node;  // parameters of node `at`, without its distribution
-  std::vector<int> inputs;  // every node's inputs, one after another (two per node at most)
-  std::vector<bool> stale;
-  std::vector<int> roots, tra_to_ia;
 
-  Snapshot(IaPlan& p, int at_) : size(p.nodes.size()), at(at_), roots(p.roots), tra_to_ia(p.tra_to_ia) {
+  Snapshot(IaPlan& p, int at_) : size(p.nodes.size()), at(at_) {
     Distribution keep = std::move(p.node(at).dist);
     node = p.node(at);
     p.node(at).dist = std::move(keep);
-    inputs.reserve(3 * p.nodes.size());
-    stale.reserve(p.nodes.size());
-    for (const auto& n : p.nodes) {
-      inputs.push_back(static_cast<int>(n.inputs.size()));
-      inputs.insert(inputs.end(), n.inputs.begin(), n.inputs.end());
-      stale.push_back(n.stale);
-    }
   }
-  // Node i's inputs as they were.
-  bool same_inputs(const IaPlan& p, size_t i, size_t& pos) const {
-    const int n = inputs[pos++];
-    const bool same = static_cast<int>(p.nodes[i].inputs.size()) == n &&
-                      std::equal(inputs.begin() + static_cast<long>(pos), inputs.begin() + static_cast<long>(pos) + n, p.nodes[i].inputs.begin());
-    pos += static_cast<size_t>(n);
-    return same;
+  // After the edit: the nodes whose inputs changed since `before`, which need
+  // inferring again with the edited node (marked stale; appended ones are
+  // stale already).
+  std::vector<int> mark_rewritten(IaPlan& rewritten, const Links& before) const {
+    rewritten.node(at).stale = true;
+    std::vector<int> changed;
+    for (size_t i = 0; i < size; ++i)
+      if (!before.same_inputs(i, rewritten.nodes[i])) {
+        rewritten.nodes[i].stale = true;
+        changed.push_back(static_cast<int>(i));
+      }
+    return changed;
   }
-  void restore(IaPlan& p) const {
+  // The plan as it was, but for what inference overwrote since: the edited
+  // node, and the nodes `changed` linked as `before` has them.
+  void restore(IaPlan& p, const Links& before, const std::vector<int>& changed) const {
     p.nodes.resize(size);
     Distribution keep = std::move(p.node(at).dist);
     p.node(at) = node;
     p.node(at).dist = std::move(keep);
-    size_t pos = 0;
-    for (size_t i = 0; i < size; ++i) {
-      const int n = inputs[pos++];
-      p.nodes[i].inputs.assign(inputs.begin() + static_cast<long>(pos), inputs.begin() + static_cast<long>(pos) + n);
-      pos += static_cast<size_t>(n);
-      p.nodes[i].stale = stale[i];
-    }
-    p.roots = roots;
-    p.tra_to_ia = tra_to_ia;
-  }
-  // After the edit: the edited node and every node whose inputs changed need
-  // inferring again (appended ones are stale already).
-  void mark_rewritten(IaPlan& rewritten) const {
-    rewritten.node(at).stale = true;
-    size_t pos = 0;
-    for (size_t i = 0; i < size; ++i)
-      if (!same_inputs(rewritten, i, pos)) rewritten.nodes[i].stale = true;
+    before.restore(static_cast<size_t>(at), p.node(at));
+    for (int i : changed) before.restore(static_cast<size_t>(i), p.node(i));
+    p.roots = before.roots;
+    p.tra_to_ia = before.tra_to_ia;
   }
 };
 
@@ -113,15 +131,18 @@ struct Held {
   PlanCost cost;
   std::vector<int> order;  // the nodes the roots need, in normalized order
   std::vector<uint64_t> no_match;  // per node: bit slot(rule, variant) set = the rule does not apply here
+  Links links;  // the plan's, between edits
 
-  Held(IaPlan normalized, PlanCost c) : plan(std::move(normalized)), cost(std::move(c)), order(plan.nodes.size()), no_match(plan.nodes.size(), 0) {
+  Held(IaPlan normalized, PlanCost c)
+      : plan(std::move(normalized)), cost(std::move(c)), order(plan.nodes.size()), no_match(plan.nodes.size(), 0), links(plan) {
     std::iota(order.begin(), order.end(), 0);
     for (size_t i = 0; i < plan.nodes.size(); ++i) no_match[i] = rules_not_at(plan.nodes[i].kind());
   }
 
-  // After trial `t` was kept: what was learnt is forgotten for the nodes
+  // After trial `t` was kept: the plan's links taken anew (t keeps the old
+  // ones for its undo), and what was learnt forgotten for the nodes
   // inferred again and the nodes one or two levels above them.
-  void edited(const Trial& t);
+  void edited(Trial& t);
 
   // The plan normalized (dead nodes dropped, nodes in `order`), with what was
   // learnt about its nodes.
@@ -132,6 +153,7 @@ struct Held {
       if (moved[i] >= 0) kept[static_cast<size_t>(moved[i])] = no_match[i];
     no_match = std::move(kept);
     std::iota(order.begin(), order.end(), 0);
+    links = Links(plan);
   }
 };
 
@@ -151,14 +173,12 @@ class Trial {
   // inferred again.
   void infer() {
     IaPlan& p = h_->plan;
-    before_.mark_rewritten(p);
+    changed_ = before_.mark_rewritten(p, h_->links);
+    marked_ = true;
     order_before_ = std::move(h_->order);
     // Ranked as normalize() would see them: the nodes in their places in the
-    // order, then the appended ones. The others are dead and stay so.
-    std::vector<int> rank(p.nodes.size(), std::numeric_limits<int>::max());
-    for (size_t k = 0; k < order_before_.size(); ++k) rank[static_cast<size_t>(order_before_[k])] = static_cast<int>(k);
-    for (size_t i = before_.size; i < p.nodes.size(); ++i) rank[i] = static_cast<int>(order_before_.size() + (i - before_.size));
-    h_->order = topological_order(p, rank);
+    // order, then the appended ones.
+    h_->order = topological_order_after_edit(p, order_before_, before_.size);
     redone_ = infer_stale(p, h_->order, &overwritten_);
   }
   const IaNode& edited_node() const { return before_.node; }  // as it was
@@ -168,10 +188,14 @@ class Trial {
   // must have been taken back first.
   void undo() {
     for (auto it = overwritten_.rbegin(); it != overwritten_.rend(); ++it) it->second.restore(h_->plan.nodes[static_cast<size_t>(it->first)]);
-    before_.restore(h_->plan);
+    if (links_before_) h_->links = std::move(*links_before_);  // this edit was kept: its links were the plan's
+    if (!marked_) changed_ = before_.mark_rewritten(h_->plan, h_->links);
+    before_.restore(h_->plan, h_->links, changed_);
     h_->order = std::move(order_before_);
     if (kept_) check_undone();
   }
+  // Kept: the held plan's links before it, to put back on undo.
+  void keep_links(Links before) { links_before_ = std::make_unique<Links>(std::move(before)); }
 
  private:
   void keep_parameters();
@@ -180,6 +204,9 @@ class Trial {
 
   Held* h_;
   Snapshot before_;
+  std::vector<int> changed_;  // the nodes before the edit whose inputs it changed
+  bool marked_ = false;  // changed_ found
+  std::unique_ptr<Links> links_before_;  // when kept
   std::vector<int> order_before_;
   std::vector<int> redone_;
   std::vector<std::pair<int, Inferred>> overwritten_;  // what inference overwrote in the nodes it inferred again
