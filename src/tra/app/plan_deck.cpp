@@ -13,6 +13,7 @@
 #include "tra/decomp/partitioners.hpp"
 #include "tra/physical/carry_plan.hpp"
 #include "tra/physical/compile.hpp"
+#include "tra/physical/search_record.hpp"
 
 namespace tra::app {
 namespace {
@@ -44,10 +45,12 @@ void add_carries(PlannedDeck& p, const physical::OptimizerOptions& options) {
   p.optimized.cost = physical::cost_of(p.optimized.chosen, options.rates);
 }
 
-// The lowered deck optimized, for the outputs the deck writes.
+// The lowered deck optimized, for the outputs the deck writes; given the
+// search record of another rank's optimization of the same labeling
+// (physical/search_record.hpp), its plan made again from its steps instead.
 
 PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nranks, physical::OptimizerOptions options,
-                      physical::SparseBlocks sparse = physical::SparseBlocks::Everywhere) {
+                      physical::SparseBlocks sparse = physical::SparseBlocks::Everywhere, const std::string* searched = nullptr) {
   physical::IaPlan table1 = physical::compile(low.plan, nranks, sparse);
   // Only what is written out is needed; the optimizer drops the rest. A
   // deck that writes nothing computes its graph's results.
@@ -81,7 +84,18 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
     }
   }
   PlannedDeck p;
-  p.optimized = physical::optimize(table1, options);
+  if (searched) {
+    std::vector<physical::PlanStep> steps;
+    {
+      physical::Optimized record;
+      physical::read_search_record(*searched, record);
+      steps = std::move(record.steps);
+    }
+    p.optimized = physical::replay(table1, options, steps);
+    physical::read_search_record(*searched, p.optimized);
+  } else {
+    p.optimized = physical::optimize(table1, options);
+  }
   p.output_nodes = p.optimized.chosen.roots;
   for (size_t i = 0; i < carried.size(); ++i) p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
   p.carried = carried_tensors(p.iteration_nodes);
@@ -327,7 +341,28 @@ PlannedDeck plan_labelings(const model::Workflow& wf, int nranks, const physical
   for (std::size_t i : distinct)
     if (i != 0 && preferred(candidates[i], candidates[chosen], options.memory_per_rank)) chosen = i;
   candidates[chosen].chosen = true;
-  if (!planned.count(chosen)) plan_one(chosen);  // another rank's: planned here too
+  if (size > 1) {
+    // The rank that optimized the winner sends what its search kept; the
+    // others make its plan again from that, without searching (a replay
+    // that came out otherwise, which the tests rule out, is searched).
+    const int owner = static_cast<int>(static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), chosen) - distinct.begin()) %
+                                       static_cast<std::size_t>(size));
+    const std::string record = team->broadcast(rank == owner ? physical::search_record(planned.at(chosen).optimized) : std::string(), owner);
+    if (!planned.count(chosen)) {
+      try {
+        PlannedDeck& p = planned[chosen] = optimized(lows[chosen], wf, nranks, options, sparse[chosen], &record);
+        p.workflow = wf;
+        p.made = PlannedDeck::Made::Replayed;
+        const LabelingCandidate again = candidate(candidates[chosen].partitioner, p);
+        if (again.cost.seconds != candidates[chosen].cost.seconds || again.floats() != candidates[chosen].floats() ||
+            again.peak_bytes != candidates[chosen].peak_bytes)
+          plan_one(chosen).made = PlannedDeck::Made::SearchedAfterReplay;
+      } catch (const std::exception&) {  // on this rank alone: searched here, so that every rank goes on alike
+        plan_one(chosen).made = PlannedDeck::Made::SearchedAfterReplay;
+      }
+    }
+  }
+  if (!planned.count(chosen)) plan_one(chosen);
   PlannedDeck best = std::move(planned[chosen]);
   if (chosen != 0) {
     std::string whose = candidates[chosen].partitioner;

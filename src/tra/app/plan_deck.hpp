@@ -22,9 +22,10 @@
 // for graphs of more than kMaxCheckedStatements EinSum statements, and can be
 // switched off with `--disable baseline-labelings`. Given the ranks'
 // communicator, the ranks share it: each optimizes every size-th labeling,
-// they exchange the candidates' costs, and each optimizes the winner too if it
-// was another's (the optimizer is deterministic, so every rank ends with the
-// same plan): at 4 ranks 2 optimizations a rank instead of 4.
+// they exchange the candidates' costs, and the rank that optimized the
+// winner sends the edits its search kept, from which the others make the
+// same plan without searching (physical::replay): at 4 ranks one
+// optimization a rank instead of 4.
 #include <map>
 #include <string>
 #include <vector>
@@ -83,6 +84,10 @@ struct PlannedDeck {
   physical::MemoryEstimate memory;  // of the chosen plan: above options' memory_per_rank only when no labeling compared fits (it needs least)
   std::vector<LabelingCandidate> candidates;  // empty when no check was made
   std::string check_note;  // why there was no check, when there was a reason to say
+  // How this rank has its plan: searched, or made from the search another
+  // rank made of the same labeling (replayed from its steps); searched after
+  // a replay that failed or came out otherwise (never, in the tests).
+  enum class Made { Searched, Replayed, SearchedAfterReplay } made = Made::Searched;
 };
 
 // `team`: the ranks that share the labelings' check (collective over it); none:

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "tra/common/error.hpp"
 #include "tra/common/text.hpp"
@@ -87,8 +88,12 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
     std::vector<JoinStrategy> all = join_strategies(best.plan, j);
     const bool aggregating = !all.empty() && is_aggregating(all.front().family);
     std::vector<JoinStrategy> allowed;
-    for (const auto& s : all)
-      if (search.family_allowed(s, aggregating)) allowed.push_back(s);
+    std::vector<int> place_in_all;  // of each allowed strategy, as a PlanStep names it
+    for (size_t k = 0; k < all.size(); ++k)
+      if (search.family_allowed(all[k], aggregating)) {
+        allowed.push_back(all[k]);
+        place_in_all.push_back(static_cast<int>(k));
+      }
     if (allowed.empty()) {
       if (pass == 0) {
         // Said, not silent: the user forced a family this join has no plan of.
@@ -99,8 +104,11 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
         unforced[t] = "--strategy " + options.strategy + ": t" + std::to_string(t) + " (" + shorten(best.plan.node(j).words(), 60) + ") has no " +
                       options.strategy + " plan (" + forced_family_missing(options.strategy) + "; it has " + have + ")";
       }
-      for (const auto& s : all)
-        if (!options.disabled.count(s.family)) allowed.push_back(s);
+      for (size_t k = 0; k < all.size(); ++k)
+        if (!options.disabled.count(all[k].family)) {
+          allowed.push_back(all[k]);
+          place_in_all.push_back(static_cast<int>(k));
+        }
     }
     std::vector<Alternative> alts;
     // Every strategy is tried on `best` and taken back; the winner is
@@ -110,6 +118,7 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
     bool forced = options.strategy != "auto" && aggregating;
     bool have = false;
     const TrialSettle settle = pass == 0 ? TrialSettle::placement : TrialSettle::placement_and_sharing;
+    std::vector<PlanStep>* const record = std::exchange(best.record, nullptr);  // trials are taken back: nothing to write down
     for (const auto& s : allowed) {
       Alternative a;
       a.tra_node = t;
@@ -137,9 +146,11 @@ std::set<int> join_strategies_pass(SearchState& st, int pass, const std::set<int
       }
       alts.push_back(std::move(a));
     }
+    best.record = record;
     if (winner) {
       // (A forced family's winner may be the plan already held: no change.)
       if (round_cost.better_than(best.cost) || best.cost.better_than(round_cost)) applied.insert(t);
+      if (best.record) best.record->push_back({PlanStep::Join, j, place_in_all[static_cast<size_t>(winner - allowed.data())]});
       apply_strategy(search, best, j, *winner, nullptr, settle);
       best.tidy();
       if (best.cost.better_than(round_cost) || round_cost.better_than(best.cost))
@@ -233,9 +244,9 @@ int strategies_again(SearchState& st) {
 // taken when it is cheaper and fits the memory per rank. Not tried where
 // reading on every site is off (scan-all), a family is forced (a plan
 // without join strategies is none of them), or there is one site.
-int whole_plan_everywhere(SearchState& st) {
-  if (st.out.initial.nsites == 1 || st.options.disabled.count("scan-all") || st.options.strategy != "auto") return 0;
-  IaPlan p = st.out.initial;
+// The compiled plan on every site, normalized and inferred.
+IaPlan everywhere_plan(const IaPlan& initial) {
+  IaPlan p = initial;
   for (IaNode& n : p.nodes) {
     if (n.kind() != IaNode::Kind::Scan) continue;
     n.placement() = Placement::all();
@@ -248,14 +259,25 @@ int whole_plan_everywhere(SearchState& st) {
   normalize(p);
   for (auto& n : p.nodes) n.stale = true;
   infer(p);
+  return p;
+}
+
+int whole_plan_everywhere(SearchState& st) {
+  if (st.out.initial.nsites == 1 || st.options.disabled.count("scan-all") || st.options.strategy != "auto") return 0;
+  IaPlan p = everywhere_plan(st.out.initial);
   if (!invalid_reason(p).empty()) return 0;
   Held h(std::move(p), PlanCost{});
+  std::vector<PlanStep> steps{{PlanStep::Everywhere}};
+  h.record = &steps;
   h.cost = st.search.cost(h);
   st.search.settle(h, &simple_rule_names(), nullptr);
   h.tidy();
   if (!h.cost.better_than(st.best.cost)) return 0;
   if (st.options.memory_per_rank > 0 && estimate_memory(h.plan).peak_bytes > st.options.memory_per_rank) return 0;
+  std::vector<PlanStep>* const record = st.best.record;
   st.best = std::move(h);
+  st.best.record = record;
+  if (record) record->insert(record->end(), steps.begin(), steps.end());
   return 1;
 }
 
@@ -310,6 +332,7 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
   Search search(options);
   out.initial_cost = search.cost(out.initial);
   SearchState st{options, search, Held(out.initial, out.initial_cost), out, {}, {}, {}, {}};
+  st.best.record = &out.steps;
   for (const auto& n : st.best.plan.nodes)
     if (n.kind() == IaNode::Kind::LocalJoin && std::find(st.joins.begin(), st.joins.end(), n.tra_node) == st.joins.end())
       st.joins.push_back(n.tra_node);
@@ -335,6 +358,47 @@ Optimized optimize(const IaPlan& initial, const OptimizerOptions& options) {
     out.notes.push_back(why + "; it runs " + (st.chosen.count(t) ? st.chosen[t] : "as compiled") + ", the cheapest");
   out.chosen = std::move(st.best.plan);
   out.cost = st.best.cost;
+  out.seconds = sw.seconds();
+  return out;
+}
+
+Optimized replay(const IaPlan& initial, const OptimizerOptions& options, const std::vector<PlanStep>& steps) {
+  Stopwatch sw;
+  Optimized out;
+  out.initial = initial;
+  normalize(out.initial);
+  infer(out.initial);
+  const Search search(options);
+  out.initial_cost = search.cost(out.initial);
+  const std::vector<const Rule*> rules = all_rules();
+  Held best(out.initial, out.initial_cost);
+  for (const PlanStep& s : steps) {
+    switch (s.kind) {
+      case PlanStep::Rule:
+        replay_rule(best, s.a, *rules.at(static_cast<size_t>(s.b)), s.c);
+        break;
+      case PlanStep::Join:
+        if (s.a < 0 || static_cast<size_t>(s.a) >= best.plan.nodes.size() || best.plan.node(s.a).kind() != IaNode::Kind::LocalJoin)
+          throw InternalError("optimizer: replaying a join strategy at p" + std::to_string(s.a) + ", which is no join");
+        if (const std::string invalid = place_join(best, s.a, join_strategies(best.plan, s.a).at(static_cast<size_t>(s.b)), nullptr);
+            !invalid.empty())
+          throw InternalError("optimizer: replaying a join strategy at p" + std::to_string(s.a) + ": " + invalid);
+        break;
+      case PlanStep::Tidy:
+        best.tidy();
+        break;
+      case PlanStep::Everywhere:
+        best = Held(everywhere_plan(out.initial), PlanCost{});
+        break;
+      default:
+        throw InternalError("optimizer: a plan step of unknown kind " + std::to_string(s.kind));
+    }
+  }
+  best.cost = search.cost(best);
+  verify(best.plan, "replay");
+  out.chosen = std::move(best.plan);
+  out.cost = best.cost;
+  out.steps = steps;
   out.seconds = sw.seconds();
   return out;
 }

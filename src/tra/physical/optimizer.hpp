@@ -57,8 +57,23 @@ struct PhaseReport {
   PlanCost before, after;
 };
 
+// One edit the search kept, in the order it made them: enough to make the
+// chosen plan again from the initial one without searching (replay(),
+// search/search_record.hpp), as the ranks that did not plan a labeling do.
+struct PlanStep {
+  enum Kind : int {
+    Rule,  // rule all_rules()[b], variant c, at node a
+    Join,  // join strategy b of join_strategies() at join node a, placed (place_join)
+    Tidy,  // the plan normalized (Held::tidy)
+    Everywhere,  // the held plan replaced by the whole plan on every site (the phase "everywhere")
+  };
+  int kind = Rule, a = 0, b = 0, c = 0;
+  bool operator==(const PlanStep& o) const { return kind == o.kind && a == o.a && b == o.b && c == o.c; }
+};
+
 struct Optimized {
   IaPlan initial, chosen;
+  std::vector<PlanStep> steps;  // the kept edits that make `chosen` of `initial`
   std::vector<PhaseReport> phases;  // in the order they ran
   PlanCost initial_cost, cost;
   std::vector<AppliedRule> applied;
@@ -83,6 +98,12 @@ std::vector<std::string> strategy_names();
 std::vector<std::string> rule_and_strategy_names();
 
 Optimized optimize(const IaPlan& initial, const OptimizerOptions& options);
+
+// The plan optimize() chose, made again from its kept edits (Optimized::steps)
+// without searching: the same `initial` and `options` give the same plan and
+// cost. What the search saw (phases, rules, alternatives, notes) is not in
+// the steps: the result has none. An InternalError if a step does not apply.
+Optimized replay(const IaPlan& initial, const OptimizerOptions& options, const std::vector<PlanStep>& steps);
 
 // The EXPLAIN text: initial plan, rules applied, alternatives, chosen plan.
 std::string explain(const Optimized& o);

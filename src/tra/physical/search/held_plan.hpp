@@ -12,6 +12,7 @@
 #include "tra/physical/cost_model.hpp"
 #include "tra/physical/ia_plan.hpp"
 #include "tra/physical/infer.hpp"
+#include "tra/physical/optimizer.hpp"
 #include "tra/physical/plan_edit.hpp"
 #include "tra/physical/rules/rule.hpp"
 
@@ -132,6 +133,7 @@ struct Held {
   std::vector<int> order;  // the nodes the roots need, in normalized order
   std::vector<uint64_t> no_match;  // per node: bit slot(rule, variant) set = the rule does not apply here
   Links links;  // the plan's, between edits
+  std::vector<PlanStep>* record = nullptr;  // where kept edits are written down, while the search keeps them for good
 
   Held(IaPlan normalized, PlanCost c)
       : plan(std::move(normalized)), cost(std::move(c)), order(plan.nodes.size()), no_match(plan.nodes.size(), 0), links(plan) {
@@ -154,6 +156,7 @@ struct Held {
     no_match = std::move(kept);
     std::iota(order.begin(), order.end(), 0);
     links = Links(plan);
+    if (record) record->push_back({PlanStep::Tidy});
   }
 };
 

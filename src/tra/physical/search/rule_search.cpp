@@ -27,7 +27,7 @@ void Search::settle(Held& h, const std::set<std::string>* only, std::vector<Appl
   for (int step = 0; step < 1000; ++step) {
     bool improved = false;
     auto stop = [&] { return restart && improved; };
-    for (const auto& [r, first_slot] : rules_) {
+    for (const auto& [r, first_slot, index] : rules_) {
       if (stop()) break;
       if (only && !only->count(r->name)) continue;
       // `pos`: the place in the (normalized) order, as an index in the
@@ -56,6 +56,7 @@ void Search::settle(Held& h, const std::set<std::string>* only, std::vector<Appl
           if (log) log->push_back({r->name, where_text(t.edited_node()), h.cost.seconds, cc.seconds});
           h.cost = cc;
           h.edited(t);
+          if (h.record) h.record->push_back({PlanStep::Rule, at, index, v});
           if (kept) kept->push_back(std::move(t));
           improved = true;
         }
@@ -110,7 +111,7 @@ int parted_join(const Held& h, int j) {
 
 }  // namespace
 
-std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits, TrialSettle settle) {
+std::string place_join(Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits) {
   edit(h, j, edits, [&] { apply_join_strategy(h.plan, j, s); });
   regroup_partials(h, j, edits);
   // A join downstream that relied on where its inputs were (R2-4 and R2-7
@@ -126,8 +127,22 @@ std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrat
     edit(h, apart, edits, [&] { apply_join_strategy(h.plan, apart, together); });
     regroup_partials(h, apart, edits);
   }
-  const std::string invalid = invalid_reason(h.plan, h.order);
-  if (!invalid.empty()) return invalid;
+  return invalid_reason(h.plan, h.order);
+}
+
+void replay_rule(Held& h, int at, const Rule& rule, int variant) {
+  if (at < 0 || static_cast<size_t>(at) >= h.plan.nodes.size() || variant < 0 || variant >= rule.variants)
+    throw InternalError("optimizer: replaying " + rule.name + " at p" + std::to_string(at) + " (variant " + std::to_string(variant) +
+                        "): no such place");
+  Trial t(h, at);
+  if (!rule.apply(h.plan, at, variant))
+    throw InternalError("optimizer: replaying " + rule.name + " at p" + std::to_string(at) + ": it does not apply");
+  t.infer();
+  h.edited(t);
+}
+
+std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits, TrialSettle settle) {
+  if (const std::string invalid = place_join(h, j, s, edits); !invalid.empty()) return invalid;
   h.cost = search.cost(h);
   // (The kernel compositions are done.)
   static const std::set<std::string> placement_and_sharing = [] {

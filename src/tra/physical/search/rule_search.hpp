@@ -18,8 +18,11 @@ namespace tra::physical {
 class Search {
  public:
   explicit Search(const OptimizerOptions& o) : opt_(o) {
-    for (const Rule* r : all_rules())
-      if (!opt_.disabled.count(r->name)) rules_.push_back({r, first_slot(r)});
+    const std::vector<const Rule*> all = all_rules();
+    for (size_t i = 0; i < all.size(); ++i) {
+      const Rule* r = all[i];
+      if (!opt_.disabled.count(r->name)) rules_.push_back({r, first_slot(r), static_cast<int>(i)});
+    }
     const Rule* last = all_rules().back();
     if (first_slot(last) + last->variants > 64) throw InternalError("optimizer: more than 64 rule variants to remember");
   }
@@ -65,6 +68,7 @@ class Search {
   struct Tried {
     const Rule* rule;
     int first_slot;  // its variants' bits in Held::no_match
+    int index;  // in all_rules(), as a PlanStep names it
   };
   const OptimizerOptions& opt_;
   std::vector<Tried> rules_;
@@ -89,5 +93,14 @@ enum class TrialSettle { placement, placement_and_sharing };
 // `settle` says; returns why the strategy gives an invalid plan, or
 // nothing. The edits are appended to `edits`, if given, to be taken back.
 std::string apply_strategy(const Search& search, Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits, TrialSettle settle);
+
+// Its first part: the strategy applied at the join, the aggregations it left
+// partial regrouped and a join it parted brought together again, before
+// anything is settled (a replayed PlanStep::Join).
+std::string place_join(Held& h, int j, const JoinStrategy& s, std::vector<Trial>* edits);
+
+// Rule `rule`'s `variant` at node `at`, kept (a replayed PlanStep::Rule); an
+// InternalError if it does not apply.
+void replay_rule(Held& h, int at, const Rule& rule, int variant);
 
 }  // namespace tra::physical
