@@ -50,85 +50,11 @@ bool needed(const IaPlan& p, int i) {
   return false;
 }
 
-std::vector<int> topological_order(const IaPlan& p, const std::vector<int>& rank) {
-  const size_t n = p.nodes.size();
-  // The nodes some root needs, with their distinct inputs copied into one
-  // array: the nodes are large, and reading each of them once is most of the
-  // work. Node inputs_of[k].first's inputs are input[inputs_of[k].second] up
-  // to input[inputs_of[k + 1].second - 1].
-  std::vector<bool> needed(n, false);
-  std::vector<int> input;
-  std::vector<std::pair<int, int>> inputs_of;
-  std::vector<int> todo(p.roots.begin(), p.roots.end());
-  while (!todo.empty()) {
-    const int i = todo.back();
-    todo.pop_back();
-    if (needed[static_cast<size_t>(i)]) continue;
-    needed[static_cast<size_t>(i)] = true;
-    inputs_of.emplace_back(i, static_cast<int>(input.size()));
-    const auto& ins = p.nodes[static_cast<size_t>(i)].inputs;
-    for (size_t k = 0; k < ins.size(); ++k)
-      if (std::find(ins.begin(), ins.begin() + static_cast<long>(k), ins[k]) == ins.begin() + static_cast<long>(k)) {
-        input.push_back(ins[k]);  // a node that reads an input twice waits for it once
-        todo.push_back(ins[k]);
-      }
-  }
-  inputs_of.emplace_back(-1, static_cast<int>(input.size()));
-  // The users of each node, listed one after another (user[first_user[i]] ..
-  // user[first_user[i + 1] - 1]), and how many inputs each node waits for.
-  std::vector<int> pending(n, 0), first_user(n + 1, 0);
-  for (size_t k = 0; k + 1 < inputs_of.size(); ++k) {
-    const auto [i, from] = inputs_of[k];
-    pending[static_cast<size_t>(i)] = inputs_of[k + 1].second - from;
-    for (int x = from; x < inputs_of[k + 1].second; ++x) ++first_user[static_cast<size_t>(input[static_cast<size_t>(x)]) + 1];
-  }
-  for (size_t i = 0; i < n; ++i) first_user[i + 1] += first_user[i];
-  std::vector<int> user(static_cast<size_t>(first_user[n]));
-  std::vector<int> filled(first_user.begin(), first_user.end() - 1);
-  for (size_t k = 0; k + 1 < inputs_of.size(); ++k) {
-    const auto [i, from] = inputs_of[k];
-    for (int x = from; x < inputs_of[k + 1].second; ++x) user[static_cast<size_t>(filled[static_cast<size_t>(input[static_cast<size_t>(x)])]++)] = i;
-  }
-  // Kahn's algorithm, the ready node of smallest rank first. The nodes are
-  // taken in rank order; one whose inputs are not all placed yet is passed
-  // over, and placed as soon as they are (before any node not yet taken, as
-  // they all rank higher). Plans are mostly in rank order already, so few
-  // nodes wait, and the heap of those that do stays small.
-  std::vector<std::pair<int, int>> by_rank;  // (rank, node)
-  by_rank.reserve(inputs_of.size());
-  for (size_t i = 0; i < n; ++i)
-    if (needed[i]) by_rank.emplace_back(rank.empty() ? static_cast<int>(i) : rank[i], static_cast<int>(i));
-  if (!rank.empty()) std::sort(by_rank.begin(), by_rank.end());
-  std::vector<bool> passed(n, false);
-  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready_again;
-  std::vector<int> order;
-  order.reserve(by_rank.size());
-  size_t next = 0;
-  while (!ready_again.empty() || next < by_rank.size()) {
-    int i;
-    if (!ready_again.empty()) {
-      i = ready_again.top().second;
-      ready_again.pop();
-    } else {
-      i = by_rank[next++].second;
-      if (pending[static_cast<size_t>(i)] > 0) {
-        passed[static_cast<size_t>(i)] = true;
-        continue;
-      }
-    }
-    order.push_back(i);
-    for (int k = first_user[static_cast<size_t>(i)]; k < first_user[static_cast<size_t>(i) + 1]; ++k) {
-      const int u = user[static_cast<size_t>(k)];
-      if (--pending[static_cast<size_t>(u)] == 0 && passed[static_cast<size_t>(u)])
-        ready_again.emplace(rank.empty() ? u : rank[static_cast<size_t>(u)], u);
-    }
-  }
-  return order;
-}
+namespace {
 
-std::vector<int> topological_order_after_edit(const IaPlan& p, const std::vector<int>& before, size_t size_before) {
-  const size_t n = p.nodes.size();
-  std::vector<char> needed(n, 0);
+// Which nodes some root needs.
+std::vector<char> needed_nodes(const IaPlan& p) {
+  std::vector<char> needed(p.nodes.size(), 0);
   std::vector<int> todo(p.roots.begin(), p.roots.end());
   while (!todo.empty()) {
     const int i = todo.back();
@@ -138,23 +64,19 @@ std::vector<int> topological_order_after_edit(const IaPlan& p, const std::vector
     for (int j : p.nodes[static_cast<size_t>(i)].inputs)
       if (!needed[static_cast<size_t>(j)]) todo.push_back(j);
   }
-  // The needed nodes in rank order.
-  std::vector<int> by_rank, rank(n, -1);
-  by_rank.reserve(before.size() + (n - size_before));
-  auto take = [&](size_t i) {
-    rank[i] = static_cast<int>(by_rank.size());
-    by_rank.push_back(static_cast<int>(i));
-  };
-  for (int i : before)
-    if (needed[static_cast<size_t>(i)]) take(static_cast<size_t>(i));
-  for (size_t i = size_before; i < n; ++i)
-    if (needed[i]) take(i);
-  for (size_t i = 0; i < size_before; ++i)
-    if (needed[i] && rank[i] < 0) take(i);
-  // Kahn's algorithm as topological_order() runs it, the users of a node
-  // listed only for the few nodes passed over (those an edit put before an
-  // input it appended, and theirs): waiting[] heads, for each node not yet
-  // placed, the list of passed nodes that wait for it.
+  return needed;
+}
+
+// Kahn's algorithm over the nodes `by_rank` (each needed node once, in rank
+// order; rank[i]: node i's place there), the ready node of smallest rank
+// first. The nodes are taken in rank order; one whose inputs are not all
+// placed yet is passed over, and placed as soon as they are (before any node
+// not yet taken, as they all rank higher). Plans are mostly in rank order
+// already, so few nodes wait: the users of a node are listed only for those
+// (waiting[] heads, for each node not yet placed, the list of passed nodes
+// that wait for it), and the heap of those ready again stays small.
+std::vector<int> kahn(const IaPlan& p, const std::vector<int>& by_rank, const std::vector<int>& rank) {
+  const size_t n = p.nodes.size();
   std::vector<char> placed(n, 0);
   std::vector<int> pending(n, 0), waiting(n, -1);
   std::vector<std::pair<int, int>> waits;  // (waiting node, next in the list)
@@ -172,6 +94,7 @@ std::vector<int> topological_order_after_edit(const IaPlan& p, const std::vector
       const auto& ins = p.nodes[static_cast<size_t>(i)].inputs;
       for (size_t k = 0; k < ins.size(); ++k) {
         const auto in = static_cast<size_t>(ins[k]);
+        // A node that reads an input twice waits for it once.
         if (placed[in] || std::find(ins.begin(), ins.begin() + static_cast<long>(k), ins[k]) != ins.begin() + static_cast<long>(k)) continue;
         ++pending[static_cast<size_t>(i)];
         waits.emplace_back(i, waiting[in]);
@@ -187,6 +110,43 @@ std::vector<int> topological_order_after_edit(const IaPlan& p, const std::vector
     }
   }
   return order;
+}
+
+}  // namespace
+
+std::vector<int> topological_order(const IaPlan& p, const std::vector<int>& rank) {
+  const size_t n = p.nodes.size();
+  const std::vector<char> needed = needed_nodes(p);
+  std::vector<std::pair<int, int>> ranked;  // (rank, node)
+  for (size_t i = 0; i < n; ++i)
+    if (needed[i]) ranked.emplace_back(rank.empty() ? static_cast<int>(i) : rank[i], static_cast<int>(i));
+  if (!rank.empty()) std::sort(ranked.begin(), ranked.end());
+  std::vector<int> by_rank, place(n, -1);
+  by_rank.reserve(ranked.size());
+  for (const auto& [r, i] : ranked) {
+    place[static_cast<size_t>(i)] = static_cast<int>(by_rank.size());
+    by_rank.push_back(i);
+  }
+  return kahn(p, by_rank, place);
+}
+
+std::vector<int> topological_order_after_edit(const IaPlan& p, const std::vector<int>& before, size_t size_before) {
+  const size_t n = p.nodes.size();
+  const std::vector<char> needed = needed_nodes(p);
+  // The needed nodes in rank order, without a sort.
+  std::vector<int> by_rank, rank(n, -1);
+  by_rank.reserve(before.size() + (n - size_before));
+  auto take = [&](size_t i) {
+    rank[i] = static_cast<int>(by_rank.size());
+    by_rank.push_back(static_cast<int>(i));
+  };
+  for (int i : before)
+    if (needed[static_cast<size_t>(i)]) take(static_cast<size_t>(i));
+  for (size_t i = size_before; i < n; ++i)
+    if (needed[i]) take(i);
+  for (size_t i = 0; i < size_before; ++i)
+    if (needed[i] && rank[i] < 0) take(i);
+  return kahn(p, by_rank, rank);
 }
 
 std::vector<int> reorder(IaPlan& p, const std::vector<int>& order) {
