@@ -84,18 +84,7 @@ PlannedDeck optimized(logical::Lowering low, const model::Workflow& wf, int nran
     }
   }
   PlannedDeck p;
-  if (searched) {
-    std::vector<physical::PlanStep> steps;
-    {
-      physical::Optimized record;
-      physical::read_search_record(*searched, record);
-      steps = std::move(record.steps);
-    }
-    p.optimized = physical::replay(table1, options, steps);
-    physical::read_search_record(*searched, p.optimized);
-  } else {
-    p.optimized = physical::optimize(table1, options);
-  }
+  p.optimized = searched ? physical::replay_search(table1, options, *searched) : physical::optimize(table1, options);
   p.output_nodes = p.optimized.chosen.roots;
   for (size_t i = 0; i < carried.size(); ++i) p.iteration_nodes[carried[i]] = p.output_nodes[p.output_nodes.size() - carried.size() + i];
   p.carried = carried_tensors(p.iteration_nodes);

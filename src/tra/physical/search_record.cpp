@@ -152,4 +152,16 @@ void read_search_record(const std::string& text, Optimized& o) {
   r.end();
 }
 
+Optimized replay_search(const IaPlan& initial, const OptimizerOptions& options, const std::string& record) {
+  Optimized read;
+  read_search_record(record, read);
+  Optimized out = replay(initial, options, read.steps);
+  out.phases = std::move(read.phases);
+  out.applied = std::move(read.applied);
+  out.alternatives = std::move(read.alternatives);
+  out.notes = std::move(read.notes);
+  out.seconds = read.seconds;
+  return out;
+}
+
 }  // namespace tra::physical

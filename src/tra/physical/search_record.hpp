@@ -18,4 +18,8 @@ std::string search_record(const Optimized& o);
 // InternalError if the text is not one search_record() wrote.
 void read_search_record(const std::string& text, Optimized& o);
 
+// The plan another rank's search of `initial` chose, made from its record:
+// replay() of its steps, with the record's report.
+Optimized replay_search(const IaPlan& initial, const OptimizerOptions& options, const std::string& record);
+
 }  // namespace tra::physical
