@@ -107,6 +107,15 @@ void add_carry_costs(PlanCost& c, const IaPlan& plan, const std::vector<int>& li
   }
 }
 
+std::vector<int> carry_cost_inputs(const IaPlan& plan, const std::vector<int>& live, const CarriedRoots& carried) {
+  std::vector<int> out;
+  for (const CarrySpec& s : carry_specs(plan, live, carried)) {
+    out.push_back(s.next);
+    out.insert(out.end(), s.scans.begin(), s.scans.end());
+  }
+  return out;
+}
+
 std::map<std::string, std::vector<int>> add_carries(IaPlan& plan, const CarriedRoots& carried) {
   const std::vector<int> live = live_nodes(plan);
   std::map<std::string, std::vector<int>> out;

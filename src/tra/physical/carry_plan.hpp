@@ -38,6 +38,10 @@ std::vector<IaNode> carries(const IaPlan& plan, const std::vector<int>& live, co
 // appended to). Each is inferred for its traffic alone.
 void add_carry_costs(PlanCost& c, const IaPlan& plan, const std::vector<int>& live, const CarriedRoots& carried, const Rates& rates);
 
+// The nodes those carries' costs read: each X.next, and the Scans of each X
+// among `live`.
+std::vector<int> carry_cost_inputs(const IaPlan& plan, const std::vector<int>& live, const CarriedRoots& carried);
+
 // The chosen plan with its Carry operators appended, each a root, inferred;
 // returned by X.
 std::map<std::string, std::vector<int>> add_carries(IaPlan& plan, const CarriedRoots& carried);

@@ -34,6 +34,7 @@ uint64_t rules_not_at(IaNode::Kind k) {
 }
 
 void Held::edited(Trial& t) {
+  const std::vector<int> touched = t.touched(links);
   t.keep_links(std::move(links));
   links = Links(plan);
   no_match.resize(plan.nodes.size(), 0);  // appended nodes: nothing learnt yet
@@ -45,14 +46,124 @@ void Held::edited(Trial& t) {
     for (int j : plan.node(i).inputs) level = std::min(level, levels_above[static_cast<size_t>(j)] + 1);
     if (level < kFar) no_match[static_cast<size_t>(i)] = rules_not_at(plan.node(i).kind());
   }
+  std::vector<std::pair<int, uint64_t>> before;
+  before.reserve(touched.size());
+  const size_t count = version.size();
+  version.resize(plan.nodes.size(), 0);
+  for (int i : touched) {
+    before.emplace_back(i, version[static_cast<size_t>(i)]);
+    version[static_cast<size_t>(i)] = ++last_version;
+  }
+  t.keep_versions(std::move(before), count);
+}
+
+void Held::tidy() {
+  const std::vector<int> moved = reorder(plan, order);
+  std::vector<uint64_t> kept(plan.nodes.size(), 0), versions(plan.nodes.size(), 0);
+  for (size_t i = 0; i < moved.size(); ++i)
+    if (moved[i] >= 0) {
+      kept[static_cast<size_t>(moved[i])] = no_match[i];
+      versions[static_cast<size_t>(moved[i])] = i < version.size() ? version[i] : ++last_version;
+    }
+  no_match = std::move(kept);
+  version = std::move(versions);
+  // The verdicts of the nodes kept, renumbered; one that read a node dropped
+  // is forgotten.
+  std::unordered_map<uint64_t, Verdict> renumbered;
+  auto place = [&](int i) { return static_cast<size_t>(i) < moved.size() ? moved[static_cast<size_t>(i)] : -1; };
+  for (auto& [key, v] : verdicts) {
+    const int at = place(static_cast<int>(key / 64));
+    bool whole = at >= 0;
+    for (auto& [i, ver] : v.read) whole = whole && (i = place(i)) >= 0;
+    if (whole) renumbered.emplace(verdict_key(at, static_cast<int>(key % 64)), std::move(v));
+  }
+  verdicts = std::move(renumbered);
+  std::iota(order.begin(), order.end(), 0);
+  links = Links(plan);
+  if (record) record->push_back({PlanStep::Tidy});
+}
+
+bool Held::still_no_cheaper(const Verdict& v) const {
+  for (const auto& [i, ver] : v.read)
+    if (static_cast<size_t>(i) >= version.size() || version[static_cast<size_t>(i)] != ver) return false;
+  // Ten times the estimates' tie: a total summed in another order, or
+  // another total's part in a million, cannot make such a rise a tie.
+  constexpr double kClearRise = 1e-5;
+  return v.seconds > kClearRise * std::max(cost.seconds, cost.seconds + v.seconds);
+}
+
+namespace {
+
+// Whether node i is one a carry is costed from: X.next (a root at a carried
+// place, before the edit or after it) or a Scan of X.
+bool carry_reads(const IaPlan& plan, const Links& before, const CarriedRoots& carried, int i) {
+  const IaNode& n = plan.node(i);
+  if (n.kind() == IaNode::Kind::Scan && n.scan().source && carried.count(n.scan().source->name)) return true;
+  for (const auto& [x, root] : carried)
+    if (plan.roots.at(static_cast<size_t>(root)) == i || before.roots.at(static_cast<size_t>(root)) == i) return true;
+  return false;
+}
+
+}  // namespace
+
+void Held::remember_no_cheaper(const Trial& t, int slot, double seconds, const CarriedRoots& carried) {
+  Verdict v;
+  v.seconds = seconds;
+  std::vector<int> read = t.touched(links);
+  if (!carried.empty() && std::any_of(read.begin(), read.end(), [&](int i) { return carry_reads(plan, links, carried, i); }))
+    for (const std::vector<int>* live : std::initializer_list<const std::vector<int>*>{&order, &t.order_before()}) {
+      const std::vector<int> inputs = carry_cost_inputs(plan, *live, carried);
+      read.insert(read.end(), inputs.begin(), inputs.end());
+    }
+  // And what the rule's match read: the inputs of the edited node's inputs.
+  const auto at = static_cast<size_t>(t.at());
+  for (int k = links.first[at]; k < links.first[at + 1]; ++k) {
+    const auto in = static_cast<size_t>(links.inputs[static_cast<size_t>(k)]);
+    read.insert(read.end(), links.inputs.begin() + links.first[in], links.inputs.begin() + links.first[in + 1]);
+  }
+  for (int i : read)
+    if (static_cast<size_t>(i) < t.size_before()) v.read.emplace_back(i, version[static_cast<size_t>(i)]);
+  verdicts[verdict_key(t.at(), slot)] = std::move(v);
+}
+
+std::vector<int> Trial::touched(const Links& old_links) const {
+  const IaPlan& p = h_->plan;
+  std::vector<char> seen(p.nodes.size(), 0);
+  std::vector<int> out;
+  auto add = [&](int i) {
+    if (!seen[static_cast<size_t>(i)]) {
+      seen[static_cast<size_t>(i)] = 1;
+      out.push_back(i);
+    }
+  };
+  add(before_.at);
+  for (int i : changed_) add(i);
+  for (int i : redone_) add(i);
+  for (size_t i = before_.size; i < p.nodes.size(); ++i) add(static_cast<int>(i));
+  std::vector<char> needed(p.nodes.size(), 0);  // bit 1: before the edit, bit 2: after
+  for (int i : order_before_) needed[static_cast<size_t>(i)] |= 1;
+  for (int i : h_->order) needed[static_cast<size_t>(i)] |= 2;
+  for (size_t i = 0; i < needed.size(); ++i)
+    if (needed[i] == 1 || needed[i] == 2) add(static_cast<int>(i));
+  const size_t direct = out.size();
+  for (size_t k = 0; k < direct; ++k) {
+    const auto i = static_cast<size_t>(out[k]);
+    for (int j : p.nodes[i].inputs) add(j);
+    if (i < before_.size)
+      for (int j = old_links.first[i]; j < old_links.first[i + 1]; ++j) add(old_links.inputs[static_cast<size_t>(j)]);
+  }
+  return out;
 }
 
 namespace {
 bool g_checking_undo = false;
+bool g_checking_verdicts = false;
 }  // namespace
 
 bool checking_undo() { return g_checking_undo; }
 void set_checking_undo(bool on) { g_checking_undo = on; }
+bool checking_verdicts() { return g_checking_verdicts; }
+void set_checking_verdicts(bool on) { g_checking_verdicts = on; }
 
 void Trial::keep_parameters() {
   kept_ = std::make_unique<std::vector<IaNode>>();

@@ -7,8 +7,11 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "tra/physical/carry_plan.hpp"
 #include "tra/physical/cost_model.hpp"
 #include "tra/physical/ia_plan.hpp"
 #include "tra/physical/infer.hpp"
@@ -103,10 +106,23 @@ uint64_t rules_not_at(IaNode::Kind k);
 
 class Trial;
 
+// A rewrite that applied at a node and was taken back as no cheaper: by how
+// much it raised the estimate, and the state of every node its verdict read
+// (Held::verdicts).
+struct Verdict {
+  std::vector<std::pair<int, uint64_t>> read;  // a node and its version then
+  double seconds = 0;  // the rewritten plan's estimate less the plan's
+};
+
 // Whether every Trial's undo is checked against a copy of the plan's
 // parameters (off by default: it copies every node per trial).
 bool checking_undo();
 void set_checking_undo(bool on);
+// Whether a rewrite whose remembered verdict says "no cheaper" is tried
+// anyway and checked to raise the estimate by what was remembered (off by
+// default: it saves no trial).
+bool checking_verdicts();
+void set_checking_verdicts(bool on);
 
 // A plan the search holds, and its cost. While rules are tried on it the plan
 // is kept loose: a rewrite appends its nodes and leaves the nodes it replaced
@@ -123,10 +139,21 @@ void set_checking_undo(bool on);
 // inferred fields), so a rule that did not apply at a node will not apply
 // there until one of those changes. A search that settles a plan differing
 // from a settled one near one join then tries the rules near that join only,
-// not at every node of a long plan again. A rewrite that applied but was not kept is tried again
-// every time (its verdict depends on the whole plan), exactly as if nothing
-// were remembered. The rules never tried at a node's kind count as not
-// applying from the start.
+// not at every node of a long plan again. The rules never tried at a node's
+// kind count as not applying from the start.
+//
+// A rewrite that applied but was not kept raised the estimate by what it
+// changed: the nodes it edited, linked anew, inferred again, dropped or
+// brought back, and what their estimates read (their inputs, and through
+// the versions below their users). While every one of those is in the same
+// state, the same rewrite changes the same nodes the same way, so it raises
+// the estimate by the same amount again, and where that amount is far above
+// the estimates' tie (PlanCost::better_than: a part in a million) it is no
+// cheaper again: it is not tried (`verdicts`, Search::settle). A node's
+// version names its state: a kept edit gives a new one to every node it
+// touched and to their inputs (whose users changed), and its undo puts the
+// old ones back. The verdicts assume the rates and carried tensors of one
+// optimization (a Held is made per optimization).
 struct Held {
   IaPlan plan;
   PlanCost cost;
@@ -134,12 +161,26 @@ struct Held {
   std::vector<uint64_t> no_match;  // per node: bit slot(rule, variant) set = the rule does not apply here
   Links links;  // the plan's, between edits
   std::vector<PlanStep>* record = nullptr;  // where kept edits are written down, while the search keeps them for good
+  std::vector<uint64_t> version;  // per node: its state's name, new after a kept edit touched it
+  uint64_t last_version = 0;  // the names given so far (never given twice)
+  std::unordered_map<uint64_t, Verdict> verdicts;  // by verdict_key(node, rule variant slot)
 
   Held(IaPlan normalized, PlanCost c)
-      : plan(std::move(normalized)), cost(std::move(c)), order(plan.nodes.size()), no_match(plan.nodes.size(), 0), links(plan) {
+      : plan(std::move(normalized)), cost(std::move(c)), order(plan.nodes.size()), no_match(plan.nodes.size(), 0), links(plan),
+        version(plan.nodes.size()), last_version(plan.nodes.size()) {
     std::iota(order.begin(), order.end(), 0);
+    std::iota(version.begin(), version.end(), 1);
     for (size_t i = 0; i < plan.nodes.size(); ++i) no_match[i] = rules_not_at(plan.nodes[i].kind());
   }
+
+  static uint64_t verdict_key(int node, int slot) { return static_cast<uint64_t>(node) * 64 + static_cast<uint64_t>(slot); }
+  // Whether the verdict on a rewrite is still "no cheaper" by a clear margin.
+  bool still_no_cheaper(const Verdict& v) const;
+  // Trial t (applied, inferred, no cheaper by `seconds`, not yet taken back)
+  // remembered as the verdict on its rewrite `slot` at its node. A training
+  // step's carries (`carried`) are costed from each X.next and every Scan of
+  // X together: a trial that touched one of them read them all.
+  void remember_no_cheaper(const Trial& t, int slot, double seconds, const CarriedRoots& carried);
 
   // After trial `t` was kept: the plan's links taken anew (t keeps the old
   // ones for its undo), and what was learnt forgotten for the nodes
@@ -148,16 +189,7 @@ struct Held {
 
   // The plan normalized (dead nodes dropped, nodes in `order`), with what was
   // learnt about its nodes.
-  void tidy() {
-    const std::vector<int> moved = reorder(plan, order);
-    std::vector<uint64_t> kept(plan.nodes.size(), 0);
-    for (size_t i = 0; i < moved.size(); ++i)
-      if (moved[i] >= 0) kept[static_cast<size_t>(moved[i])] = no_match[i];
-    no_match = std::move(kept);
-    std::iota(order.begin(), order.end(), 0);
-    links = Links(plan);
-    if (record) record->push_back({PlanStep::Tidy});
-  }
+  void tidy();
 };
 
 // An edit of the held plan made in place (a rule's rewrite, a join strategy)
@@ -185,13 +217,25 @@ class Trial {
     redone_ = infer_stale(p, h_->order, &overwritten_);
   }
   const IaNode& edited_node() const { return before_.node; }  // as it was
+  int at() const { return before_.at; }
+  size_t size_before() const { return before_.size; }
   const std::vector<int>& redone() const { return redone_; }  // the nodes inferred again
+  const std::vector<int>& order_before() const { return order_before_; }
+  // The nodes whose state or estimate the edit may have changed: the edited
+  // one, those relinked, inferred again, appended, dropped from the nodes the
+  // roots need or brought back; and the inputs of all of them, before and
+  // after (their users changed). `old_links`: the plan's before the edit.
+  std::vector<int> touched(const Links& old_links) const;
 
   // The plan exactly as it was before the edit; edits made after this one
   // must have been taken back first.
   void undo() {
     for (auto it = overwritten_.rbegin(); it != overwritten_.rend(); ++it) it->second.restore(h_->plan.nodes[static_cast<size_t>(it->first)]);
-    if (links_before_) h_->links = std::move(*links_before_);  // this edit was kept: its links were the plan's
+    if (links_before_) {  // this edit was kept: its links and versions were the plan's
+      h_->links = std::move(*links_before_);
+      for (auto it = versions_before_.rbegin(); it != versions_before_.rend(); ++it) h_->version[static_cast<size_t>(it->first)] = it->second;
+      h_->version.resize(version_count_before_);
+    }
     if (!marked_) changed_ = before_.mark_rewritten(h_->plan, h_->links);
     before_.restore(h_->plan, h_->links, changed_);
     h_->order = std::move(order_before_);
@@ -199,6 +243,11 @@ class Trial {
   }
   // Kept: the held plan's links before it, to put back on undo.
   void keep_links(Links before) { links_before_ = std::make_unique<Links>(std::move(before)); }
+  // Kept: the versions of the nodes it touched before it, to put back on undo.
+  void keep_versions(std::vector<std::pair<int, uint64_t>> before, size_t count) {
+    versions_before_ = std::move(before);
+    version_count_before_ = count;
+  }
 
  private:
   void keep_parameters();
@@ -210,6 +259,8 @@ class Trial {
   std::vector<int> changed_;  // the nodes before the edit whose inputs it changed
   bool marked_ = false;  // changed_ found
   std::unique_ptr<Links> links_before_;  // when kept
+  std::vector<std::pair<int, uint64_t>> versions_before_;  // when kept
+  size_t version_count_before_ = 0;
   std::vector<int> order_before_;
   std::vector<int> redone_;
   std::vector<std::pair<int, Inferred>> overwritten_;  // what inference overwrote in the nodes it inferred again

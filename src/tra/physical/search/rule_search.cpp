@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <stdexcept>
 
 #include "tra/common/text.hpp"
@@ -18,6 +19,13 @@ std::string lower(std::string s) {
 std::string where_text(const IaNode& n) {
   const std::string d = shorten(n.words(), 48);
   return n.name() + "(" + d + ")";
+}
+
+// Under checking_verdicts: a remembered verdict that the rewrite tried again
+// contradicts, which means it read a node the verdict did not list.
+[[noreturn]] void verdict_broken(const Rule& r, int at, const std::string& why) {
+  throw InternalError("optimizer: " + r.name + " at p" + std::to_string(at) + " was remembered as no cheaper, but " + why +
+                      " (search/held_plan.hpp, Held::verdicts)");
 }
 
 }  // namespace
@@ -38,18 +46,35 @@ void Search::settle(Held& h, const std::set<std::string>* only, std::vector<Appl
           const int at = h.order[static_cast<size_t>(pos)];
           const uint64_t bit = uint64_t{1} << (first_slot + v);
           if (h.no_match[static_cast<size_t>(at)] & bit) continue;
+          // A rewrite found no cheaper by a clear margin, with nothing it
+          // read changed since, is no cheaper now (Held::verdicts).
+          const bool remembered = !reads_deep(*r);
+          const int slot = first_slot + v;
+          const Verdict* known = nullptr;
+          if (remembered)
+            if (auto it = h.verdicts.find(Held::verdict_key(at, slot)); it != h.verdicts.end() && h.still_no_cheaper(it->second)) {
+              if (!checking_verdicts()) continue;
+              known = &it->second;
+            }
           Trial t(h, at);
           if (!r->apply(p, at, v)) {  // the plan is untouched
+            if (known) verdict_broken(*r, at, "it no longer applies");
             if (!reads_deep(*r)) h.no_match[static_cast<size_t>(at)] |= bit;
             continue;
           }
           t.infer();
           if (!invalid_reason(p, h.order).empty()) {
+            if (known) verdict_broken(*r, at, "it now makes an invalid plan");
             t.undo();
             continue;
           }
           const PlanCost cc = cost(h);
+          if (known && std::abs(cc.seconds - h.cost.seconds - known->seconds) > 1e-9 * std::max(cc.seconds, h.cost.seconds))
+            verdict_broken(*r, at,
+                           "it raises the estimate by " + std::to_string(cc.seconds - h.cost.seconds) + " s, not the " +
+                               std::to_string(known->seconds) + " s remembered");
           if (!cc.better_than(h.cost)) {
+            if (remembered && cc.seconds > h.cost.seconds) h.remember_no_cheaper(t, slot, cc.seconds - h.cost.seconds, opt_.carried);
             t.undo();
             continue;
           }
