@@ -94,14 +94,12 @@ bool Held::still_no_cheaper(const Verdict& v) const {
 
 namespace {
 
-// Whether node i is one a carry is costed from: X.next (a root at a carried
+// Whether node i is one X's carry is costed from: X.next (a root at X's
 // place, before the edit or after it) or a Scan of X.
-bool carry_reads(const IaPlan& plan, const Links& before, const CarriedRoots& carried, int i) {
+bool carry_reads(const IaPlan& plan, const Links& before, const std::string& x, int root, int i) {
   const IaNode& n = plan.node(i);
-  if (n.kind() == IaNode::Kind::Scan && n.scan().source && carried.count(n.scan().source->name)) return true;
-  for (const auto& [x, root] : carried)
-    if (plan.roots.at(static_cast<size_t>(root)) == i || before.roots.at(static_cast<size_t>(root)) == i) return true;
-  return false;
+  if (n.kind() == IaNode::Kind::Scan && n.scan().source && n.scan().source->name == x) return true;
+  return plan.roots.at(static_cast<size_t>(root)) == i || before.roots.at(static_cast<size_t>(root)) == i;
 }
 
 }  // namespace
@@ -110,11 +108,15 @@ void Held::remember_no_cheaper(const Trial& t, int slot, double seconds, const C
   Verdict v;
   v.seconds = seconds;
   std::vector<int> read = t.touched(links);
-  if (!carried.empty() && std::any_of(read.begin(), read.end(), [&](int i) { return carry_reads(plan, links, carried, i); }))
+  const size_t touched = read.size();
+  for (const auto& [x, root] : carried) {
+    if (std::none_of(read.begin(), read.begin() + static_cast<long>(touched), [&](int i) { return carry_reads(plan, links, x, root, i); })) continue;
+    const CarriedRoots one{{x, root}};  // X's carry alone: the others' costs read none of what the trial touched
     for (const std::vector<int>* live : std::initializer_list<const std::vector<int>*>{&order, &t.order_before()}) {
-      const std::vector<int> inputs = carry_cost_inputs(plan, *live, carried);
+      const std::vector<int> inputs = carry_cost_inputs(plan, *live, one);
       read.insert(read.end(), inputs.begin(), inputs.end());
     }
+  }
   // And what the rule's match read: the inputs of the edited node's inputs.
   const auto at = static_cast<size_t>(t.at());
   for (int k = links.first[at]; k < links.first[at + 1]; ++k) {

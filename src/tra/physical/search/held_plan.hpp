@@ -178,8 +178,8 @@ struct Held {
   bool still_no_cheaper(const Verdict& v) const;
   // Trial t (applied, inferred, no cheaper by `seconds`, not yet taken back)
   // remembered as the verdict on its rewrite `slot` at its node. A training
-  // step's carries (`carried`) are costed from each X.next and every Scan of
-  // X together: a trial that touched one of them read them all.
+  // step's carry of X (`carried`) is costed from X.next and every Scan of X
+  // together: a trial that touched one of them read them all.
   void remember_no_cheaper(const Trial& t, int slot, double seconds, const CarriedRoots& carried);
 
   // After trial `t` was kept: the plan's links taken anew (t keeps the old
