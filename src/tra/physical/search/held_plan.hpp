@@ -144,8 +144,8 @@ void set_checking_verdicts(bool on);
 //
 // A rewrite that applied but was not kept raised the estimate by what it
 // changed: the nodes it edited, linked anew, inferred again, dropped or
-// brought back, and what their estimates read (their inputs, and through
-// the versions below their users). While every one of those is in the same
+// brought back, and what their estimates read (their inputs; their users,
+// whose changes renew the versions of their inputs). While every one of those is in the same
 // state, the same rewrite changes the same nodes the same way, so it raises
 // the estimate by the same amount again, and where that amount is far above
 // the estimates' tie (PlanCost::better_than: a part in a million) it is no

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "tra/common/text.hpp"
@@ -19,6 +20,13 @@ std::string lower(std::string s) {
 std::string where_text(const IaNode& n) {
   const std::string d = shorten(n.words(), 48);
   return n.name() + "(" + d + ")";
+}
+
+// Seconds to the digits that tell two close estimates apart.
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.12g s", s);
+  return text;
 }
 
 // Under checking_verdicts: a remembered verdict that the rewrite tried again
@@ -44,12 +52,12 @@ void Search::settle(Held& h, const std::set<std::string>* only, std::vector<Appl
       for (int pos = 0; pos < static_cast<int>(h.order.size()) && !stop(); ++pos) {
         for (int v = 0; v < r->variants && !stop(); ++v) {
           const int at = h.order[static_cast<size_t>(pos)];
-          const uint64_t bit = uint64_t{1} << (first_slot + v);
+          const int slot = first_slot + v;
+          const uint64_t bit = uint64_t{1} << slot;
           if (h.no_match[static_cast<size_t>(at)] & bit) continue;
           // A rewrite found no cheaper by a clear margin, with nothing it
           // read changed since, is no cheaper now (Held::verdicts).
           const bool remembered = !reads_deep(*r);
-          const int slot = first_slot + v;
           const Verdict* known = nullptr;
           if (remembered)
             if (auto it = h.verdicts.find(Held::verdict_key(at, slot)); it != h.verdicts.end() && h.still_no_cheaper(it->second)) {
@@ -59,7 +67,7 @@ void Search::settle(Held& h, const std::set<std::string>* only, std::vector<Appl
           Trial t(h, at);
           if (!r->apply(p, at, v)) {  // the plan is untouched
             if (known) verdict_broken(*r, at, "it no longer applies");
-            if (!reads_deep(*r)) h.no_match[static_cast<size_t>(at)] |= bit;
+            if (remembered) h.no_match[static_cast<size_t>(at)] |= bit;
             continue;
           }
           t.infer();
@@ -71,8 +79,8 @@ void Search::settle(Held& h, const std::set<std::string>* only, std::vector<Appl
           const PlanCost cc = cost(h);
           if (known && std::abs(cc.seconds - h.cost.seconds - known->seconds) > 1e-9 * std::max(cc.seconds, h.cost.seconds))
             verdict_broken(*r, at,
-                           "it raises the estimate by " + std::to_string(cc.seconds - h.cost.seconds) + " s, not the " +
-                               std::to_string(known->seconds) + " s remembered");
+                           "it raises the estimate by " + seconds_text(cc.seconds - h.cost.seconds) + ", not the " + seconds_text(known->seconds) +
+                               " remembered");
           if (!cc.better_than(h.cost)) {
             if (remembered && cc.seconds > h.cost.seconds) h.remember_no_cheaper(t, slot, cc.seconds - h.cost.seconds, opt_.carried);
             t.undo();
