@@ -4,8 +4,13 @@ nodes with links shaped to 200 Mbit/s; tra-calibrate there measures a network
 no faster than the links; inputs/matmul.yaml on one rank per node gives the
 result one rank gives on its own, and the bytes its shuffles move really
 cross the nodes' links (the links' byte counters grow by at least the floats
-the run measured, and not by much more). Skipped (exit 77) where network
-namespaces cannot be made: not root, or a container without the rights.
+the run measured, and not by much more). Then the same under Slurm on the
+same nodes (scripts/cluster/slurm): `srun` puts its two tasks on the two
+nodes, scripts/slurm/tra-run.sbatch runs the deck there, the bytes cross the
+links and the result is the one-rank one; stopping the cluster stops Slurm's
+daemons. Skipped (exit 77) where network namespaces cannot be made: not root,
+or a container without the rights; the Slurm part where slurm-wlm is not
+installed (scripts/setup --tests installs it), saying so.
 
 usage: check_emulated_job.py --tra-run PATH --tra-calibrate PATH --root SOURCE_DIR
 """
@@ -13,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,6 +45,89 @@ def sent_bytes(node):
     return int(m.group(1))
 
 
+def crossed_links(before, moved, what):
+    """Every float that moved crossed a link, and little else did (the
+    daemons' launch messages, TCP's headers, a job's output on its way to
+    its log)."""
+    crossed = sum(sent_bytes(i) - before[i] for i in range(2))
+    print(f"{what}: floats moved {moved} ({8 * moved} bytes); the links carried {crossed} bytes")
+    if moved <= 0:
+        sys.exit(f"FAIL: {what}: the job moved nothing between the nodes")
+    if not 8 * moved <= crossed <= 8 * moved * 1.2 + 2e6:
+        sys.exit(f"FAIL: {what}: {crossed} bytes crossed the links for {8 * moved} bytes of floats")
+
+
+def same_as_one_rank(path, one_rank_path, what):
+    a, b = h5py.File(path, "r"), h5py.File(one_rank_path, "r")
+    names = []
+    a.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+    for n in names:
+        x, y = a[n][()], b[n][()]
+        # The same sums, blocked differently: K-long reductions within K eps of their magnitudes.
+        k = 400
+        bound = k * np.finfo(np.float64).eps * max(1.0, float(np.max(np.abs(y))))
+        err = float(np.max(np.abs(x - y)))
+        print(f"{what}: {n}: max |cluster - one rank| = {err:.3g} (bound {bound:.3g})")
+        if err > bound:
+            sys.exit(f"FAIL: {what}: {n} differs from the one-rank run by {err:.3g}")
+
+
+def slurm_daemons():
+    """slurmd and slurmctld processes in the test cluster's nodes (pid, name)."""
+    found = []
+    for node in (0, 1):
+        for pid in run(["ip", "netns", "pids", f"{NAME}-node{node}"]).stdout.split():
+            try:
+                comm = open(f"/proc/{pid}/comm").read().strip()
+            except OSError:
+                continue
+            if comm in ("slurmd", "slurmctld"):
+                found.append((int(pid), comm))
+    return found
+
+
+def running(pid):
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def slurm_job(args, deck, one_rank):
+    """The deck as a Slurm batch job on the same two nodes; returns the
+    daemons' pids, which stopping the cluster must end."""
+    slurm = os.path.join(args.root, "scripts/cluster/slurm")
+    b = run([slurm, "--name", NAME, "sinfo"])
+    if b.returncode != 2 or "Slurm is not running on" not in b.stdout:
+        sys.exit(f"FAIL: cluster/slurm sinfo before start: exit {b.returncode}, said:\n{b.stdout}")
+    if not shutil.which("slurmd"):
+        print("SKIP (the Slurm part): slurm-wlm is not installed (scripts/setup --tests installs it)")
+        return []
+    start = run([slurm, "start", "--name", NAME], timeout=300)
+    if start.returncode != 0:
+        sys.exit("FAIL: cluster/slurm start:\n" + start.stdout)
+    daemons = slurm_daemons()
+    if sorted(name for _, name in daemons) != ["slurmctld", "slurmd", "slurmd"]:
+        sys.exit(f"FAIL: cluster/slurm start: daemons in the nodes {daemons}, expected slurmctld and two slurmd")
+    hosts = run([slurm, "--name", NAME, "srun", "--ntasks=2", "hostname"], timeout=120)
+    if sorted(hosts.stdout.split()) != ["node0", "node1"]:
+        sys.exit(f"FAIL: srun --ntasks=2 hostname on the emulated cluster said:\n{hosts.stdout}")
+    # The job's folder must be one every node sees: a node's /tmp is its own.
+    with tempfile.TemporaryDirectory(dir=os.getcwd()) as tmp:
+        report, log = os.path.join(tmp, "run.json"), os.path.join(tmp, "job.out")
+        env = dict(os.environ, TRA_RUN=args.tra_run, TRA_OUTPUT_DIR=os.path.join(tmp, "out"))
+        before = [sent_bytes(0), sent_bytes(1)]
+        batch = os.path.join(args.root, "scripts/slurm/tra-run.sbatch")
+        r = run([slurm, "--name", NAME, "sbatch", "--ntasks=2", "--wait", "--chdir", tmp, "--output", log, batch, deck, "--report", report],
+                env=env, timeout=300)
+        out = open(log).read() if os.path.exists(log) else "(no job log)"
+        if r.returncode != 0:
+            sys.exit(f"FAIL: sbatch tra-run.sbatch on the emulated cluster: exit {r.returncode}\n{r.stdout}\n{out}")
+        crossed_links(before, json.load(open(report))["totals"]["moved_floats"], "Slurm job")
+        same_as_one_rank(os.path.join(tmp, "out", "matmul.h5"), one_rank, "Slurm job")
+    return [pid for pid, _ in daemons]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tra-run", required=True)
@@ -62,6 +151,7 @@ def main():
             print("SKIP: network namespaces cannot be made here:\n" + start.stdout)
             return SKIP
         sys.exit("FAIL: emulate start:\n" + start.stdout)
+    daemons = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             job = [mpirun, "--name", NAME, "-np", "2"]
@@ -85,36 +175,20 @@ def main():
             r = run(job + [args.tra_run, deck, "--output-dir", os.path.join(tmp, "cluster"), "--report", report], timeout=300)
             if r.returncode != 0:
                 sys.exit("FAIL: tra-run on the emulated cluster:\n" + r.stdout)
-            crossed = sum(sent_bytes(i) - before[i] for i in range(2))
-            moved = json.load(open(report))["totals"]["moved_floats"]
-            print(f"floats moved {moved} ({8 * moved} bytes); the links carried {crossed} bytes")
-            if moved <= 0:
-                sys.exit("FAIL: the job moved nothing between the nodes")
-            # Every float that moved crossed a link, and little else did (the
-            # daemons' launch messages and TCP's headers).
-            if not 8 * moved <= crossed <= 8 * moved * 1.2 + 2e6:
-                sys.exit(f"FAIL: {crossed} bytes crossed the links for {8 * moved} bytes of floats")
+            crossed_links(before, json.load(open(report))["totals"]["moved_floats"], "mpirun job")
             local = run([args.tra_run, deck, "--output-dir", os.path.join(tmp, "local")], timeout=300)
             if local.returncode != 0:
                 sys.exit("FAIL: tra-run on one rank:\n" + local.stdout)
-            a = h5py.File(os.path.join(tmp, "cluster", "matmul.h5"), "r")
-            b = h5py.File(os.path.join(tmp, "local", "matmul.h5"), "r")
-            names = []
-            a.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
-            for n in names:
-                x, y = a[n][()], b[n][()]
-                # The same sums, blocked differently: K-long reductions within K eps of their magnitudes.
-                k = 400
-                bound = k * np.finfo(np.float64).eps * max(1.0, float(np.max(np.abs(y))))
-                err = float(np.max(np.abs(x - y)))
-                print(f"{n}: max |cluster - one rank| = {err:.3g} (bound {bound:.3g})")
-                if err > bound:
-                    sys.exit(f"FAIL: {n} differs from the one-rank run by {err:.3g}")
+            one_rank = os.path.join(tmp, "local", "matmul.h5")
+            same_as_one_rank(os.path.join(tmp, "cluster", "matmul.h5"), one_rank, "mpirun job")
+            daemons = slurm_job(args, deck, one_rank)
     finally:
         stop = run([emulate, "stop", "--name", NAME])
         if stop.returncode != 0:
             print("emulate stop failed:\n" + stop.stdout)
-    print("check_emulated_job: a 2-node job on shaped links, bytes across them, same result")
+    if any(running(pid) for pid in daemons):
+        sys.exit("FAIL: emulate stop left Slurm's daemons running")
+    print("check_emulated_job: a 2-node job on shaped links, bytes across them, same result" + (", under mpirun and under Slurm" if daemons else ""))
     return 0
 
 
