@@ -44,6 +44,16 @@ def check_tools(prog, tra_run, mpirun):
         die(prog, f"{mpirun} not found", 2)
 
 
+def mpirun_words(mpirun):
+    """--mpirun's command as words, its program made absolute where it is a
+    relative path (scripts/cluster/mpirun): a script that runs tra-run in its
+    work folder would not find it there."""
+    words = mpirun.split()
+    if "/" in words[0] and not os.path.isabs(words[0]):
+        words[0] = os.path.abspath(words[0])
+    return words
+
+
 def warn_if_loaded(prog):
     try:
         load = float(open("/proc/loadavg").read().split()[0])
