@@ -7,8 +7,8 @@ cross the nodes' links (the links' byte counters grow by at least the floats
 the run measured, and not by much more). Then the same under Slurm on the
 same nodes (scripts/cluster/slurm): `srun` puts its two tasks on the two
 nodes, scripts/slurm/tra-run.sbatch runs the deck there, the bytes cross the
-links and the result is the one-rank one; stopping the cluster stops Slurm's
-daemons. Skipped (exit 77) where network namespaces cannot be made: not root,
+links and the result is the one-rank one; `slurm stop` ends its daemons,
+and so does stopping the cluster after a second start. Skipped (exit 77) where network namespaces cannot be made: not root,
 or a container without the rights; the Slurm part where slurm-wlm is not
 installed (scripts/setup --tests installs it), saying so.
 
@@ -57,10 +57,17 @@ def crossed_links(before, moved, what):
         sys.exit(f"FAIL: {what}: {crossed} bytes crossed the links for {8 * moved} bytes of floats")
 
 
+def datasets(f):
+    names = []
+    f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+    return sorted(names)
+
+
 def same_as_one_rank(path, one_rank_path, what):
     a, b = h5py.File(path, "r"), h5py.File(one_rank_path, "r")
-    names = []
-    a.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+    names = datasets(a)
+    if not names or names != datasets(b):
+        sys.exit(f"FAIL: {what}: datasets {names}, the one-rank run wrote {datasets(b)}")
     for n in names:
         x, y = a[n][()], b[n][()]
         # The same sums, blocked differently: K-long reductions within K eps of their magnitudes.
@@ -97,35 +104,46 @@ def slurm_job(args, deck, one_rank):
     """The deck as a Slurm batch job on the same two nodes; returns the
     daemons' pids, which stopping the cluster must end."""
     slurm = os.path.join(args.root, "scripts/cluster/slurm")
-    b = run([slurm, "--name", NAME, "sinfo"])
-    if b.returncode != 2 or "Slurm is not running on" not in b.stdout:
-        sys.exit(f"FAIL: cluster/slurm sinfo before start: exit {b.returncode}, said:\n{b.stdout}")
     if not shutil.which("slurmd"):
         print("SKIP (the Slurm part): slurm-wlm is not installed (scripts/setup --tests installs it)")
         return []
-    start = run([slurm, "start", "--name", NAME], timeout=300)
+    b = run([slurm, "--name", NAME, "sinfo"])
+    if b.returncode != 2 or "Slurm is not running on" not in b.stdout:
+        sys.exit(f"FAIL: cluster/slurm sinfo before start: exit {b.returncode}, said:\n{b.stdout}")
+    start = run([slurm, "start", "--name", NAME], timeout=60)
     if start.returncode != 0:
         sys.exit("FAIL: cluster/slurm start:\n" + start.stdout)
     daemons = slurm_daemons()
     if sorted(name for _, name in daemons) != ["slurmctld", "slurmd", "slurmd"]:
         sys.exit(f"FAIL: cluster/slurm start: daemons in the nodes {daemons}, expected slurmctld and two slurmd")
-    hosts = run([slurm, "--name", NAME, "srun", "--ntasks=2", "hostname"], timeout=120)
+    one_each = ["--nodes=2", "--ntasks-per-node=1"]
+    hosts = run([slurm, "--name", NAME, "srun"] + one_each + ["hostname"], timeout=30)
     if sorted(hosts.stdout.split()) != ["node0", "node1"]:
-        sys.exit(f"FAIL: srun --ntasks=2 hostname on the emulated cluster said:\n{hosts.stdout}")
+        sys.exit(f"FAIL: srun --nodes=2 --ntasks-per-node=1 hostname on the emulated cluster said:\n{hosts.stdout}")
     # The job's folder must be one every node sees: a node's /tmp is its own.
     with tempfile.TemporaryDirectory(dir=os.getcwd()) as tmp:
         report, log = os.path.join(tmp, "run.json"), os.path.join(tmp, "job.out")
         env = dict(os.environ, TRA_RUN=args.tra_run, TRA_OUTPUT_DIR=os.path.join(tmp, "out"))
         before = [sent_bytes(0), sent_bytes(1)]
         batch = os.path.join(args.root, "scripts/slurm/tra-run.sbatch")
-        r = run([slurm, "--name", NAME, "sbatch", "--ntasks=2", "--wait", "--chdir", tmp, "--output", log, batch, deck, "--report", report],
-                env=env, timeout=300)
+        r = run([slurm, "--name", NAME, "sbatch"] + one_each + ["--wait", "--chdir", tmp, "--output", log, batch, deck, "--report", report],
+                env=env, timeout=90)
         out = open(log).read() if os.path.exists(log) else "(no job log)"
         if r.returncode != 0:
             sys.exit(f"FAIL: sbatch tra-run.sbatch on the emulated cluster: exit {r.returncode}\n{r.stdout}\n{out}")
         crossed_links(before, json.load(open(report))["totals"]["moved_floats"], "Slurm job")
         same_as_one_rank(os.path.join(tmp, "out", "matmul.h5"), one_rank, "Slurm job")
-    return [pid for pid, _ in daemons]
+    stop = run([slurm, "stop", "--name", NAME], timeout=60)
+    if stop.returncode != 0 or any(running(pid) for pid, _ in daemons):
+        sys.exit(f"FAIL: cluster/slurm stop: exit {stop.returncode}, daemons still running: {[d for d in daemons if running(d[0])]}\n{stop.stdout}")
+    b = run([slurm, "--name", NAME, "sinfo"])
+    if b.returncode != 2 or "Slurm is not running on" not in b.stdout:
+        sys.exit(f"FAIL: cluster/slurm sinfo after stop: exit {b.returncode}, said:\n{b.stdout}")
+    # Started again, it is emulate stop that ends it.
+    again = run([slurm, "start", "--name", NAME], timeout=60)
+    if again.returncode != 0:
+        sys.exit("FAIL: cluster/slurm start after a stop:\n" + again.stdout)
+    return [pid for pid, _ in slurm_daemons()]
 
 
 def main():
@@ -145,7 +163,8 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: the emulated cluster needs root (network namespaces, tc)")
         return SKIP
-    start = run([emulate, "start", "--name", NAME, "--subnet", SUBNET, "--nodes", "2", "--bandwidth", f"{MBIT}mbit"])
+    # One CPU a node, on any machine: then two tasks are one per node.
+    start = run([emulate, "start", "--name", NAME, "--subnet", SUBNET, "--nodes", "2", "--cpus-per-node", "1", "--bandwidth", f"{MBIT}mbit"])
     if start.returncode != 0:
         if re.search(r"Operation not permitted|Permission denied|cannot create namespace|RTNETLINK|is missing|Unknown device type|qdisc kind is unknown|not supported", start.stdout):
             print("SKIP: network namespaces cannot be made here:\n" + start.stdout)
@@ -157,7 +176,7 @@ def main():
             job = [mpirun, "--name", NAME, "-np", "2"]
             # The network the cost model would see there: the links' rate, not memory's.
             cal = os.path.join(tmp, "cluster.yaml")
-            c = run(job + [args.tra_calibrate, "-o", cal], timeout=300)
+            c = run(job + [args.tra_calibrate, "-o", cal], timeout=150)
             if c.returncode != 0:
                 sys.exit("FAIL: tra-calibrate on the emulated cluster:\n" + c.stdout)
             rates = dict(re.findall(r"^\s*(shuffle_bytes|bcast_bytes):\s*([0-9.e+-]+)", open(cal).read(), re.M))
@@ -172,11 +191,11 @@ def main():
                 os.mkdir(os.path.join(tmp, d))
             before = [sent_bytes(0), sent_bytes(1)]
             report = os.path.join(tmp, "run.json")
-            r = run(job + [args.tra_run, deck, "--output-dir", os.path.join(tmp, "cluster"), "--report", report], timeout=300)
+            r = run(job + [args.tra_run, deck, "--output-dir", os.path.join(tmp, "cluster"), "--report", report], timeout=60)
             if r.returncode != 0:
                 sys.exit("FAIL: tra-run on the emulated cluster:\n" + r.stdout)
             crossed_links(before, json.load(open(report))["totals"]["moved_floats"], "mpirun job")
-            local = run([args.tra_run, deck, "--output-dir", os.path.join(tmp, "local")], timeout=300)
+            local = run([args.tra_run, deck, "--output-dir", os.path.join(tmp, "local")], timeout=60)
             if local.returncode != 0:
                 sys.exit("FAIL: tra-run on one rank:\n" + local.stdout)
             one_rank = os.path.join(tmp, "local", "matmul.h5")
