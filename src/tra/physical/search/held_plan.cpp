@@ -109,7 +109,10 @@ void Held::remember_no_cheaper(const Trial& t, int slot, double seconds, const C
   v.seconds = seconds;
   std::vector<int> read = t.touched(links);
   const size_t touched = read.size();
-  for (const auto& [x, root] : carried) {
+  for (const auto& carry : carried) {
+    // (Named, not bound: a lambda capturing a structured binding is C++20, and nvcc says so.)
+    const std::string& x = carry.first;
+    const int root = carry.second;
     if (std::none_of(read.begin(), read.begin() + static_cast<long>(touched), [&](int i) { return carry_reads(plan, links, x, root, i); })) continue;
     const CarriedRoots one{{x, root}};  // X's carry alone: the others' costs read none of what the trial touched
     for (const std::vector<int>* live : std::initializer_list<const std::vector<int>*>{&order, &t.order_before()}) {
