@@ -107,12 +107,18 @@ def slurm_job(args, deck, one_rank):
     if not shutil.which("slurmd"):
         print("SKIP (the Slurm part): slurm-wlm is not installed (scripts/setup --tests installs it)")
         return []
-    b = run([slurm, "--name", NAME, "sinfo"])
-    if b.returncode != 2 or "Slurm is not running on" not in b.stdout:
-        sys.exit(f"FAIL: cluster/slurm sinfo before start: exit {b.returncode}, said:\n{b.stdout}")
-    start = run([slurm, "start", "--name", NAME], timeout=60)
-    if start.returncode != 0:
-        sys.exit("FAIL: cluster/slurm start:\n" + start.stdout)
+    def not_running(when):
+        b = run([slurm, "--name", NAME, "sinfo"])
+        if b.returncode != 2 or "Slurm is not running on" not in b.stdout:
+            sys.exit(f"FAIL: cluster/slurm sinfo {when}: exit {b.returncode}, said:\n{b.stdout}")
+
+    def start(when):
+        s = run([slurm, "start", "--name", NAME], timeout=60)
+        if s.returncode != 0:
+            sys.exit(f"FAIL: cluster/slurm start {when}:\n" + s.stdout)
+
+    not_running("before start")
+    start("")
     daemons = slurm_daemons()
     if sorted(name for _, name in daemons) != ["slurmctld", "slurmd", "slurmd"]:
         sys.exit(f"FAIL: cluster/slurm start: daemons in the nodes {daemons}, expected slurmctld and two slurmd")
@@ -136,13 +142,8 @@ def slurm_job(args, deck, one_rank):
     stop = run([slurm, "stop", "--name", NAME], timeout=60)
     if stop.returncode != 0 or any(running(pid) for pid, _ in daemons):
         sys.exit(f"FAIL: cluster/slurm stop: exit {stop.returncode}, daemons still running: {[d for d in daemons if running(d[0])]}\n{stop.stdout}")
-    b = run([slurm, "--name", NAME, "sinfo"])
-    if b.returncode != 2 or "Slurm is not running on" not in b.stdout:
-        sys.exit(f"FAIL: cluster/slurm sinfo after stop: exit {b.returncode}, said:\n{b.stdout}")
-    # Started again, it is emulate stop that ends it.
-    again = run([slurm, "start", "--name", NAME], timeout=60)
-    if again.returncode != 0:
-        sys.exit("FAIL: cluster/slurm start after a stop:\n" + again.stdout)
+    not_running("after stop")
+    start("after a stop")  # and emulate stop ends it
     return [pid for pid, _ in slurm_daemons()]
 
 
